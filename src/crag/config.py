@@ -1,0 +1,157 @@
+"""Settings: defaults here, overridden by `crag.toml`, overridden by `CRAG_*` environment variables.
+
+Nested sections use a double underscore in the environment: `CRAG_RETRIEVAL__TOP_K=10`.
+The file is `./crag.toml`, or the path in `CRAG_CONFIG`. Secrets (API keys) are never read
+from the file, only from the environment, by the components that need them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+__all__ = [
+    "EmbeddingSettings",
+    "IngestSettings",
+    "KeywordSettings",
+    "RerankSettings",
+    "RetrievalSettings",
+    "Settings",
+    "default_data_dir",
+    "load_settings",
+]
+
+
+def default_data_dir() -> Path:
+    """`$XDG_DATA_HOME/crag` (usually `~/.local/share/crag`): one index per user, any cwd."""
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "crag"
+
+
+class IngestSettings(BaseModel):
+    chunk_size: int = Field(500, ge=50, description="Max characters per chunk (seed: 500).")
+    chunk_overlap: int = Field(50, ge=0, description="Characters shared by neighbouring chunks.")
+    max_file_mb: float = Field(200.0, gt=0, description="Larger files are skipped with a reason.")
+    detect_encoding: bool = Field(
+        True, description="Decode non-UTF-8 text by detection (with a warning) instead of skipping."
+    )
+    batch_chunks: int = Field(512, ge=1, description="Chunks embedded and written per commit.")
+
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> IngestSettings:
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError("ingest.chunk_overlap must be smaller than ingest.chunk_size")
+        return self
+
+
+class EmbeddingSettings(BaseModel):
+    model: str = Field(
+        "all-MiniLM-L6-v2",
+        description=(
+            "'all-MiniLM-L6-v2' (packaged, default), 'use-multilingual' (packaged, 16 languages "
+            "incl. Turkish), or any sentence-transformers model name or local path."
+        ),
+    )
+    batch_size: int = Field(64, ge=1)
+    device: str = Field("cpu", description="torch device for sentence-transformers models.")
+
+
+class KeywordSettings(BaseModel):
+    language: str = Field(
+        "english",
+        description="Snowball stemmer for BM25 ('english', 'turkish', ... or 'none').",
+    )
+
+    @field_validator("language")
+    @classmethod
+    def _known_language(cls, value: str) -> str:
+        import snowballstemmer
+
+        value = value.lower()
+        if value != "none" and value not in snowballstemmer.algorithms():
+            raise ValueError(
+                f"keyword.language={value!r} is not a snowball language; "
+                f"use 'none' or one of {sorted(snowballstemmer.algorithms())}"
+            )
+        return value
+
+
+class RetrievalSettings(BaseModel):
+    top_k: int = Field(20, ge=1, description="Candidates returned by hybrid retrieval (seed: 20).")
+    mode: Literal["bm25", "dense", "hybrid"] = "hybrid"
+    fusion: Literal["rrf", "weighted"] = Field(
+        "rrf", description="Reciprocal rank fusion, or min-max normalised weighted scores."
+    )
+    bm25_weight: float = Field(0.5, ge=0)
+    dense_weight: float = Field(0.5, ge=0)
+    rrf_k: int = Field(60, ge=1, description="RRF constant (Cormack et al. 2009).")
+    candidates: int = Field(50, ge=1, description="Hits taken from each retriever before fusion.")
+
+
+class RerankSettings(BaseModel):
+    model: str | None = Field(
+        None, description="sentence-transformers CrossEncoder name or path; none = pass-through."
+    )
+    top_k: int = Field(5, ge=1, description="Chunks kept after reranking (seed: 5).")
+
+
+class Settings(BaseSettings):
+    """All of crag's settings. Every field has a default, so an empty config runs offline."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="CRAG_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        validate_default=True,
+    )
+
+    data_dir: Path = Field(default_factory=default_data_dir)
+    collection: str = Field("default", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,60}$")
+    chroma_url: str | None = Field(
+        None, description="http://host:port of a `chroma run` server; unset = embedded store."
+    )
+    ingest: IngestSettings = Field(default_factory=IngestSettings)
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    keyword: KeywordSettings = Field(default_factory=KeywordSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    rerank: RerankSettings = Field(default_factory=RerankSettings)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_path = Path(os.environ.get("CRAG_CONFIG", "crag.toml"))
+        return (
+            init_settings,
+            env_settings,
+            TomlConfigSettingsSource(settings_cls, toml_file=toml_path),
+        )
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Build settings, turning pydantic's validation error into a `ConfigError` naming the field."""
+    from pydantic import ValidationError
+
+    from crag.errors import ConfigError
+
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"invalid configuration: {problems}") from exc

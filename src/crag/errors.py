@@ -1,0 +1,59 @@
+"""One exception tree for crag. Every message says what went wrong and what to do.
+
+Catch `CragError` to handle anything crag raises on purpose; the CLI turns these into a
+one-line error instead of a traceback.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "CragError",
+    "EmbeddingMismatchError",
+    "IndexCorruptError",
+    "LoaderError",
+    "ModelLoadError",
+    "UnsupportedFileError",
+]
+
+
+class CragError(Exception):
+    """Base class of every error crag raises on purpose."""
+
+
+class ConfigError(CragError):
+    """A setting is missing or invalid; the message names the setting."""
+
+
+class LoaderError(CragError):
+    """A file could not be read into documents. Carries the path and the reason."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
+
+
+class UnsupportedFileError(LoaderError):
+    """No loader handles this file type."""
+
+
+class ModelLoadError(CragError):
+    """A model could not be loaded (missing package, wrong path, no network for a hub name)."""
+
+
+class EmbeddingMismatchError(CragError):
+    """The index was built with another embedding model than the one configured now."""
+
+    def __init__(self, indexed: str, configured: str, collection: str) -> None:
+        self.indexed = indexed
+        self.configured = configured
+        super().__init__(
+            f"collection {collection!r} was indexed with embedding model {indexed!r}, but "
+            f"{configured!r} is configured. Set CRAG_EMBEDDING__MODEL={indexed!r} to query it, "
+            f"or ingest into another collection (CRAG_COLLECTION=...)."
+        )
+
+
+class IndexCorruptError(CragError):
+    """The on-disk index cannot be opened or repaired."""

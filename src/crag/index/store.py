@@ -1,0 +1,217 @@
+"""`Index`: the catalog (SQLite + FTS5) and the vector store (Chroma) kept in step by chunk id.
+
+Write protocol, chosen so that a process killed at any point leaves a state `repair()` fixes:
+
+1. embed the chunks that are new for their source (unchanged text keeps its id: no re-embed);
+2. mark the sources `pending` (committed);
+3. upsert the new vectors into Chroma;
+4. in one SQLite transaction, replace each source's chunks and FTS rows (still `pending`);
+5. delete the vectors of chunks that left the source;
+6. mark the sources `done`.
+
+The catalog is the source of truth. For a source not `done`, `repair()` deletes vectors the
+catalog does not have and embeds the catalog chunks Chroma lacks. Searches only return chunks
+the catalog has, so readers never see a half-written source.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from crag.config import Settings
+from crag.errors import CragError, EmbeddingMismatchError
+from crag.index.analyzer import Analyzer
+from crag.index.catalog import Catalog, SourceInfo
+from crag.index.vector import ChromaVectorStore, chroma_client
+from crag.models.embedder import Embedder, make_embedder
+from crag.types import Chunk
+
+__all__ = ["Index", "PreparedSource"]
+
+Progress = Callable[[int], None]
+
+
+@dataclass(slots=True)
+class PreparedSource:
+    """A loaded, chunked file ready to be written."""
+
+    source: str
+    sha256: str
+    chunks: list[Chunk]
+
+
+class Index:
+    """One collection: catalog + keyword index + vectors, all keyed by chunk id."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        vectors: ChromaVectorStore,
+        embedder: Embedder,
+        *,
+        collection: str = "default",
+        lock_path: Path | None = None,
+        embed_batch: int = 256,
+    ) -> None:
+        self.catalog = catalog
+        self.vectors = vectors
+        self.embedder = embedder
+        self.collection = collection
+        self.lock_path = lock_path
+        self.embed_batch = embed_batch
+        self._check_embedder()
+
+    @classmethod
+    def open(cls, settings: Settings, embedder: Embedder | None = None) -> Index:
+        """Open (or create) the configured collection under `settings.data_dir`."""
+        home = settings.data_dir / "collections" / settings.collection
+        catalog = Catalog(home / "catalog.sqlite3", Analyzer(settings.keyword.language))
+        client = chroma_client(settings.data_dir, settings.chroma_url)
+        vectors = ChromaVectorStore(client, f"crag-{settings.collection}")
+        embedder = embedder or make_embedder(
+            settings.embedding.model,
+            batch_size=settings.embedding.batch_size,
+            device=settings.embedding.device,
+        )
+        return cls(
+            catalog,
+            vectors,
+            embedder,
+            collection=settings.collection,
+            lock_path=home / "write.lock",
+            embed_batch=max(settings.embedding.batch_size, 256),
+        )
+
+    # -- embedding model bookkeeping ----------------------------------------------------
+    @property
+    def embedding_model(self) -> str | None:
+        return self.catalog.get_meta("embedding_model") or self.vectors.embedding_model
+
+    def _check_embedder(self) -> None:
+        stored = self.embedding_model
+        if stored and stored != self.embedder.name:
+            raise EmbeddingMismatchError(stored, self.embedder.name, self.collection)
+
+    def _record_embedder(self, dim: int) -> None:
+        if self.catalog.get_meta("embedding_model") is None:
+            self.catalog.set_meta("embedding_model", self.embedder.name)
+            self.catalog.set_meta("embedding_dim", str(dim))
+        if self.vectors.embedding_model is None:
+            self.vectors.set_embedding_model(self.embedder.name, dim)
+
+    def _embed(self, chunks: Sequence[Chunk], progress: Progress | None) -> np.ndarray:
+        parts = []
+        for i in range(0, len(chunks), self.embed_batch):
+            part = chunks[i : i + self.embed_batch]
+            parts.append(self.embedder.embed([c.text for c in part], kind="document"))
+            if progress:
+                progress(len(part))
+        if not parts:
+            return np.zeros((0, 0), dtype=np.float32)
+        vectors = np.vstack(parts)
+        self._record_embedder(int(vectors.shape[1]))
+        return vectors
+
+    # -- writes -------------------------------------------------------------------------
+    @contextmanager
+    def write_lock(self) -> Iterator[None]:
+        """One writer per collection at a time (a second `crag ingest` gets a clear error)."""
+        if self.lock_path is None:
+            yield
+            return
+        self.lock_path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.lock_path, os.O_CREAT | os.O_RDWR, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError as exc:
+                raise CragError(
+                    f"another crag process is writing collection {self.collection!r}; "
+                    "wait for it to finish"
+                ) from exc
+            yield
+        finally:
+            os.close(fd)
+
+    def needs_update(self, source: str, sha256: str) -> bool:
+        info = self.catalog.source(source)
+        return info is None or info.state != "done" or info.sha256 != sha256
+
+    def write(self, items: Sequence[PreparedSource], progress: Progress | None = None) -> int:
+        """Write prepared sources (protocol in the module docstring); returns chunks embedded."""
+        if not items:
+            return 0
+        old = {it.source: self.catalog.chunk_ids(it.source) for it in items}
+        fresh = [c for it in items for c in it.chunks if c.id not in old[it.source]]
+        if progress:
+            progress(sum(len(it.chunks) for it in items) - len(fresh))  # reused, not embedded
+        embeddings = self._embed(fresh, progress)
+        sources = [it.source for it in items]
+        self.catalog.mark(sources, "pending")
+        if fresh:
+            self.vectors.upsert(fresh, embeddings)
+        stale: list[str] = []
+        for it in items:
+            self.catalog.replace_source(it.source, it.sha256, it.chunks)
+            stale.extend(old[it.source] - {c.id for c in it.chunks})
+        if stale:
+            self.vectors.delete(stale)
+        self.catalog.mark(sources, "done")
+        return len(fresh)
+
+    def remove(self, source: str) -> int:
+        """Drop a source from both stores; returns the number of chunks removed."""
+        info = self.catalog.source(source)
+        if info is None:
+            return 0
+        self.catalog.mark([source], "removing")
+        self.catalog.delete_source_chunks(source)
+        ids = self.vectors.ids_for_source(source)
+        self.vectors.delete(ids)
+        self.catalog.forget_source(source)
+        return max(info.chunks, len(ids))
+
+    def repair(self) -> list[str]:
+        """Bring every unfinished source back in step; returns the sources repaired."""
+        repaired = []
+        for info in self.catalog.unfinished():
+            self._repair_one(info)
+            repaired.append(info.source)
+        return repaired
+
+    def _repair_one(self, info: SourceInfo) -> None:
+        src = info.source
+        if info.state == "removing":
+            self.catalog.delete_source_chunks(src)
+            self.vectors.delete(self.vectors.ids_for_source(src))
+            self.catalog.forget_source(src)
+            return
+        in_catalog = self.catalog.chunk_ids(src)
+        in_vectors = self.vectors.ids_for_source(src)
+        if in_vectors - in_catalog:
+            self.vectors.delete(in_vectors - in_catalog)
+        missing = in_catalog - in_vectors
+        if missing:
+            chunks = list(self.catalog.get_chunks(sorted(missing)).values())
+            self.vectors.upsert(chunks, self._embed(chunks, None))
+        if not in_catalog and not info.sha256:
+            self.catalog.forget_source(src)  # a new file stopped before its first commit
+        else:
+            self.catalog.mark([src], "done")
+
+    # -- reads --------------------------------------------------------------------------
+    def sources(self) -> list[SourceInfo]:
+        return self.catalog.sources()
+
+    def count(self) -> int:
+        return self.catalog.count()
+
+    def close(self) -> None:
+        self.catalog.close()

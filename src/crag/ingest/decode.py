@@ -1,0 +1,58 @@
+"""Turn a file's bytes into text, or explain why it is not text.
+
+UTF-8 (with or without BOM) and BOM-marked UTF-16 are read as is. Anything else is either
+binary (NUL bytes, or no encoding fits) and refused, or a legacy encoding (cp1254 Turkish,
+latin-1, ...) that is detected with charset-normalizer and reported as a warning, so a user's
+old files are indexed rather than silently dropped.
+"""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass
+
+from crag.errors import LoaderError
+
+__all__ = ["DecodedText", "decode_bytes"]
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedText:
+    text: str
+    encoding: str
+    warning: str | None = None
+
+
+def decode_bytes(data: bytes, path: str, *, detect: bool = True) -> DecodedText:
+    """Decode `data` read from `path`; raise `LoaderError` naming the path when it is not text."""
+    if not data.strip():
+        raise LoaderError(path, "empty file")
+    for bom, enc in ((codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if data.startswith(bom):
+            return DecodedText(data.decode(enc), enc)
+    if b"\x00" in data[:8192]:
+        raise LoaderError(path, "binary file (contains NUL bytes), not text")
+    try:
+        return DecodedText(data.decode("utf-8-sig"), "utf-8")
+    except UnicodeDecodeError as exc:
+        if not detect:
+            raise LoaderError(
+                path,
+                f"not valid UTF-8 (byte {exc.start}); convert it or set "
+                "ingest.detect_encoding = true",
+            ) from exc
+        first_bad = exc.start
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(data).best()
+    if best is None or best.encoding is None:
+        raise LoaderError(path, f"not text: no encoding fits (invalid UTF-8 at byte {first_bad})")
+    text = str(best)
+    control = sum(1 for ch in text[:20000] if ord(ch) < 32 and ch not in "\r\n\t\f")
+    if control > max(5, len(text[:20000]) // 100):
+        raise LoaderError(path, "binary file (control characters), not text")
+    return DecodedText(
+        text,
+        best.encoding,
+        warning=f"{path}: not UTF-8, decoded as {best.encoding} (detected)",
+    )

@@ -1,0 +1,89 @@
+"""Loaders for documents meant for people: plain text, Markdown, HTML, PDF."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+from crag.errors import LoaderError
+from crag.types import Document
+
+__all__ = ["load_html", "load_markdown", "load_pdf", "load_text"]
+
+_MD_TITLE = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
+
+
+def load_text(path: str, text: str) -> tuple[list[Document], list[str]]:
+    if not text.strip():
+        raise LoaderError(path, "no text")
+    return [Document(source=path, doc_id="text", text=text, title=Path(path).stem)], []
+
+
+def load_markdown(path: str, text: str) -> tuple[list[Document], list[str]]:
+    if not text.strip():
+        raise LoaderError(path, "no text")
+    match = _MD_TITLE.search(text)
+    title = match.group(1) if match else Path(path).stem
+    return [Document(source=path, doc_id="text", text=text, title=title, format="markdown")], []
+
+
+def load_html(path: str, text: str) -> tuple[list[Document], list[str]]:
+    """Main text by trafilatura (boilerplate, scripts and navigation removed)."""
+    import trafilatura
+
+    try:
+        body = trafilatura.extract(
+            text, include_comments=False, include_tables=True, favor_recall=True
+        )
+        meta = trafilatura.extract_metadata(text)
+    except Exception as exc:  # trafilatura raises lxml errors of many kinds
+        raise LoaderError(path, f"HTML could not be parsed: {exc}") from exc
+    if not body or not body.strip():
+        raise LoaderError(path, "HTML holds no extractable main text")
+    title = (meta.title if meta and meta.title else "") or Path(path).stem
+    url = meta.url if meta and meta.url else ""
+    return [Document(source=path, doc_id="page", text=body, title=title, url=url)], []
+
+
+def load_pdf(path: str, data: bytes) -> tuple[list[Document], list[str]]:
+    """One Document per page, so citations can name the page."""
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            try:
+                if not reader.decrypt(""):
+                    raise LoaderError(path, "encrypted PDF (a password is needed)")
+            except LoaderError:
+                raise
+            except Exception as exc:
+                raise LoaderError(path, f"encrypted PDF cannot be opened: {exc}") from exc
+        meta_title = (reader.metadata.title if reader.metadata else None) or Path(path).stem
+        docs: list[Document] = []
+        warnings: list[str] = []
+        for number, page in enumerate(reader.pages, start=1):
+            try:
+                text = page.extract_text() or ""
+            except Exception as exc:
+                warnings.append(f"{path}: page {number} unreadable ({exc}); skipped")
+                continue
+            if text.strip():
+                docs.append(
+                    Document(
+                        source=path,
+                        doc_id=f"page {number}",
+                        text=text,
+                        title=str(meta_title),
+                        metadata={"page": number},
+                    )
+                )
+    except LoaderError:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
+        raise LoaderError(path, f"corrupt PDF: {exc}") from exc
+    if not docs:
+        raise LoaderError(path, "PDF has no extractable text (scanned? OCR is not supported)")
+    return docs, warnings

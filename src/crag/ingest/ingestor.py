@@ -1,0 +1,178 @@
+"""`Ingestor`: paths in, an up-to-date index out, with a report of what happened to each file.
+
+- Folders are walked recursively (hidden entries skipped); files of unsupported types inside a
+  folder are ignored, an unsupported file named explicitly is an error.
+- A file whose SHA-256 matches the indexed one is skipped without being parsed.
+- A file that cannot be loaded is reported with its path and reason; the rest continue, and
+  what was indexed before stays as it was.
+- Files are written in batches of about `batch_chunks` chunks, so many small files share one
+  embedding call and one commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from crag.config import IngestSettings
+from crag.errors import LoaderError
+from crag.index.store import Index, PreparedSource
+from crag.ingest.chunking import Chunker
+from crag.ingest.loaders import is_supported, load_bytes
+
+__all__ = ["IngestProgress", "IngestReport", "Ingestor", "source_key"]
+
+
+def source_key(path: str | Path) -> str:
+    """How a file is named in the index: its absolute, resolved path."""
+    return str(Path(path).expanduser().resolve())
+
+
+class IngestProgress(Protocol):
+    def files(self, total: int) -> None: ...
+    def file_done(self, path: str, status: str) -> None: ...
+    def chunks_planned(self, n: int) -> None: ...
+    def chunks_done(self, n: int) -> None: ...
+
+
+class _NoProgress:
+    def files(self, total: int) -> None: ...
+    def file_done(self, path: str, status: str) -> None: ...
+    def chunks_planned(self, n: int) -> None: ...
+    def chunks_done(self, n: int) -> None: ...
+
+
+@dataclass(slots=True)
+class IngestReport:
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)
+    chunks: int = 0
+    embedded: int = 0
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+
+class Ingestor:
+    """Loads, chunks and writes files into an `Index`."""
+
+    def __init__(
+        self,
+        index: Index,
+        settings: IngestSettings | None = None,
+        chunker: Chunker | None = None,
+    ) -> None:
+        self.index = index
+        self.settings = settings or IngestSettings()
+        self.chunker = chunker or Chunker(self.settings.chunk_size, self.settings.chunk_overlap)
+
+    def expand(self, paths: Iterable[str | Path], report: IngestReport) -> list[Path]:
+        files: list[Path] = []
+        for raw in paths:
+            path = Path(raw).expanduser()
+            if path.is_dir():
+                for child in sorted(path.rglob("*")):
+                    rel = child.relative_to(path).parts
+                    if any(p.startswith(".") for p in rel) or not child.is_file():
+                        continue
+                    if is_supported(child):
+                        files.append(child)
+            elif path.exists():
+                files.append(path)
+            else:
+                report.failed.append((str(path), "no such file or folder"))
+        return list(dict.fromkeys(files))
+
+    def ingest(
+        self, paths: Iterable[str | Path], progress: IngestProgress | None = None
+    ) -> IngestReport:
+        progress = progress or _NoProgress()
+        report = IngestReport()
+        started = time.perf_counter()
+        with self.index.write_lock():
+            report.repaired = self.index.repair()
+            files = self.expand(paths, report)
+            progress.files(len(files))
+            buffer: list[PreparedSource] = []
+            pending_chunks = 0
+            for path in files:
+                prepared = self._prepare(path, report)
+                progress.file_done(str(path), "prepared" if prepared else "skipped")
+                if prepared is None:
+                    continue
+                progress.chunks_planned(len(prepared.chunks))
+                buffer.append(prepared)
+                pending_chunks += len(prepared.chunks)
+                if pending_chunks >= self.settings.batch_chunks:
+                    self._flush(buffer, report, progress)
+                    buffer, pending_chunks = [], 0
+            self._flush(buffer, report, progress)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _prepare(self, path: Path, report: IngestReport) -> PreparedSource | None:
+        key = source_key(path)
+        try:
+            size = path.stat().st_size
+            if size > self.settings.max_file_mb * 1e6:
+                raise LoaderError(
+                    str(path),
+                    f"file is {size / 1e6:.1f} MB, above ingest.max_file_mb="
+                    f"{self.settings.max_file_mb:g}",
+                )
+            data = path.read_bytes()
+            digest = hashlib.sha256(data).hexdigest()
+            if not self.index.needs_update(key, digest):
+                report.unchanged.append(key)
+                return None
+            loaded = load_bytes(Path(key), data, detect_encoding=self.settings.detect_encoding)
+        except LoaderError as exc:
+            report.failed.append((str(path), exc.reason))
+            return None
+        except OSError as exc:
+            report.failed.append((str(path), f"cannot read: {exc.strerror or exc}"))
+            return None
+        report.warnings.extend(loaded.warnings)
+        chunks = self.chunker.split_all(loaded.documents)
+        if not chunks:
+            report.failed.append((str(path), "no text to index after chunking"))
+            return None
+        (report.updated if self.index.catalog.source(key) else report.added).append(key)
+        return PreparedSource(source=key, sha256=digest, chunks=chunks)
+
+    def _flush(
+        self, buffer: list[PreparedSource], report: IngestReport, progress: IngestProgress
+    ) -> None:
+        if not buffer:
+            return
+        report.embedded += self.index.write(buffer, progress=progress.chunks_done)
+        report.chunks += sum(len(p.chunks) for p in buffer)
+
+    def remove(self, paths: Iterable[str | Path]) -> IngestReport:
+        """Drop sources: a file path removes that file, a folder every source under it."""
+        report = IngestReport()
+        started = time.perf_counter()
+        with self.index.write_lock():
+            report.repaired = self.index.repair()
+            known = [s.source for s in self.index.sources()]
+            for raw in paths:
+                key = source_key(raw)
+                matches = [s for s in known if s == key or s.startswith(key.rstrip("/") + "/")]
+                if not matches:
+                    report.failed.append((str(raw), "not in the index"))
+                for source in matches:
+                    report.chunks += self.index.remove(source)
+                    report.removed.append(source)
+        report.seconds = time.perf_counter() - started
+        return report

@@ -1,0 +1,109 @@
+"""Pick a loader by file extension and run it; every failure is a `LoaderError` naming the file.
+
+Registry: `LOADERS` maps a suffix to a function `(path, text) -> (documents, warnings)`;
+`BINARY_LOADERS` the same for loaders that need raw bytes (PDF). A `.gz` suffix is
+decompressed first and the inner suffix decides (`squad.json.gz`).
+"""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from crag.errors import LoaderError, UnsupportedFileError
+from crag.ingest.decode import decode_bytes
+from crag.ingest.documents import load_html, load_markdown, load_pdf, load_text
+from crag.ingest.structured import load_jsonl, load_squad_json
+from crag.types import Document
+
+__all__ = ["BINARY_LOADERS", "LOADERS", "LoadResult", "load_file", "supported_suffixes"]
+
+TextLoader = Callable[[str, str], tuple[list[Document], list[str]]]
+BytesLoader = Callable[[str, bytes], tuple[list[Document], list[str]]]
+
+LOADERS: dict[str, TextLoader] = {
+    ".json": load_squad_json,
+    ".jsonl": load_jsonl,
+    ".ndjson": load_jsonl,
+    ".html": load_html,
+    ".htm": load_html,
+    ".md": load_markdown,
+    ".markdown": load_markdown,
+    ".txt": load_text,
+    ".text": load_text,
+    ".rst": load_text,
+}
+BINARY_LOADERS: dict[str, BytesLoader] = {".pdf": load_pdf}
+
+
+def supported_suffixes() -> set[str]:
+    return set(LOADERS) | set(BINARY_LOADERS)
+
+
+@dataclass(slots=True)
+class LoadResult:
+    documents: list[Document]
+    warnings: list[str] = field(default_factory=list)
+
+
+def _suffix(path: Path) -> tuple[str, bool]:
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        return (suffixes[-2] if len(suffixes) > 1 else ""), True
+    return (suffixes[-1] if suffixes else ""), False
+
+
+def is_supported(path: Path) -> bool:
+    return _suffix(path)[0] in supported_suffixes()
+
+
+def load_bytes(path: Path, data: bytes, *, detect_encoding: bool = True) -> LoadResult:
+    """Load already-read bytes of `path` (lets the caller hash exactly what was loaded)."""
+    name = str(path)
+    suffix, gzipped = _suffix(path)
+    if suffix not in supported_suffixes():
+        raise UnsupportedFileError(
+            name,
+            f"unsupported file type {suffix or '(none)'!r}; supported: "
+            + ", ".join(sorted(supported_suffixes())),
+        )
+    if gzipped:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise LoaderError(name, f"corrupt gzip: {exc}") from exc
+    if not data.strip():
+        raise LoaderError(name, "empty file")
+    if suffix in BINARY_LOADERS:
+        docs, warnings = BINARY_LOADERS[suffix](name, data)
+        return LoadResult(docs, warnings)
+    decoded = decode_bytes(data, name, detect=detect_encoding)
+    docs, warnings = LOADERS[suffix](name, decoded.text)
+    if decoded.warning:
+        warnings.insert(0, decoded.warning)
+    return LoadResult(docs, warnings)
+
+
+def load_file(
+    path: Path, *, max_bytes: int | None = None, detect_encoding: bool = True
+) -> LoadResult:
+    """Read and load one file, refusing missing, unreadable or oversized ones with a reason."""
+    name = str(path)
+    if not path.exists():
+        raise LoaderError(name, "no such file")
+    if not path.is_file():
+        raise LoaderError(name, "not a regular file")
+    size = path.stat().st_size
+    if max_bytes is not None and size > max_bytes:
+        raise LoaderError(
+            name,
+            f"file is {size / 1e6:.1f} MB, above ingest.max_file_mb={max_bytes / 1e6:.0f}",
+        )
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise LoaderError(name, f"cannot read: {exc.strerror or exc}") from exc
+    return load_bytes(path, data, detect_encoding=detect_encoding)
