@@ -23,17 +23,31 @@ class DecodedText:
     warning: str | None = None
 
 
+def _check_text(decoded: DecodedText, path: str) -> DecodedText:
+    """Refuse decoded text that is really binary or holds nothing."""
+    sample = decoded.text[:20000]
+    control = sum(1 for ch in sample if ord(ch) < 32 and ch not in "\r\n\t\f")
+    if "\x00" in sample or control > max(5, len(sample) // 100):
+        raise LoaderError(path, "binary file (control characters), not text")
+    if not decoded.text.strip():
+        raise LoaderError(path, "empty file")
+    return decoded
+
+
 def decode_bytes(data: bytes, path: str, *, detect: bool = True) -> DecodedText:
     """Decode `data` read from `path`; raise `LoaderError` naming the path when it is not text."""
     if not data.strip():
         raise LoaderError(path, "empty file")
-    for bom, enc in ((codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+    for bom in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
         if data.startswith(bom):
-            return DecodedText(data.decode(enc), enc)
+            try:
+                return _check_text(DecodedText(data.decode("utf-16"), "utf-16"), path)
+            except UnicodeDecodeError as exc:
+                raise LoaderError(path, f"invalid UTF-16: {exc.reason}") from exc
     if b"\x00" in data[:8192]:
         raise LoaderError(path, "binary file (contains NUL bytes), not text")
     try:
-        return DecodedText(data.decode("utf-8-sig"), "utf-8")
+        return _check_text(DecodedText(data.decode("utf-8-sig"), "utf-8"), path)
     except UnicodeDecodeError as exc:
         if not detect:
             raise LoaderError(
@@ -47,12 +61,11 @@ def decode_bytes(data: bytes, path: str, *, detect: bool = True) -> DecodedText:
     best = from_bytes(data).best()
     if best is None or best.encoding is None:
         raise LoaderError(path, f"not text: no encoding fits (invalid UTF-8 at byte {first_bad})")
-    text = str(best)
-    control = sum(1 for ch in text[:20000] if ord(ch) < 32 and ch not in "\r\n\t\f")
-    if control > max(5, len(text[:20000]) // 100):
-        raise LoaderError(path, "binary file (control characters), not text")
-    return DecodedText(
-        text,
-        best.encoding,
-        warning=f"{path}: not UTF-8, decoded as {best.encoding} (detected)",
+    return _check_text(
+        DecodedText(
+            str(best),
+            best.encoding,
+            warning=f"{path}: not UTF-8, decoded as {best.encoding} (detected)",
+        ),
+        path,
     )

@@ -1,0 +1,113 @@
+"""Small helpers shared by the benchmark scripts: percentiles, rich tables, JSON results."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+__all__ = [
+    "RESULTS_DIR",
+    "console",
+    "machine_info",
+    "percentile",
+    "print_table",
+    "write_results",
+]
+
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+console = Console()
+
+
+def percentile(values: Iterable[float], q: float) -> float:
+    """The q-th percentile (0-100) with linear interpolation (numpy's default); NaN if empty."""
+    data = sorted(values)
+    if not data:
+        return math.nan
+    if not 0 <= q <= 100:
+        raise ValueError(f"percentile q must be within 0..100, got {q}")
+    pos = (len(data) - 1) * q / 100
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(data) - 1)
+    return data[lo] + (data[hi] - data[lo]) * (pos - lo)
+
+
+def print_table(
+    title: str,
+    columns: Sequence[str],
+    rows: Iterable[Sequence[object]],
+    *,
+    caption: str | None = None,
+    right_from: int = 1,
+) -> Table:
+    """Print a rich table; columns from index `right_from` on are right-aligned (figures)."""
+    table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
+    for i, name in enumerate(columns):
+        table.add_column(name, justify="right" if i >= right_from else "left")
+    for row in rows:
+        table.add_row(*(str(cell) for cell in row))
+    console.print(table)
+    return table
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def machine_info() -> dict[str, Any]:
+    """What a timing depends on: CPU count, load, library versions, torch threads."""
+    info: dict[str, Any] = {
+        "cpu_count": os.cpu_count(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "processor": platform.processor() or None,
+        "python": sys.version.split()[0],
+        "loadavg": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "versions": {
+            d: _version(d)
+            for d in ("crag", "torch", "sentence-transformers", "chromadb", "transformers")
+        },
+    }
+    try:
+        import torch
+
+        info["torch_threads"] = torch.get_num_threads()
+    except ImportError:
+        pass
+    return info
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def write_results(name_or_path: str | Path, data: dict[str, Any]) -> Path:
+    """Write `data` as JSON to `bench/results/<name>.json`, or to the path given (has a suffix)."""
+    target = Path(name_or_path)
+    if target.suffix != ".json" and len(target.parts) == 1:
+        target = RESULTS_DIR / f"{target}.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(_jsonable(data), indent=2, ensure_ascii=False) + "\n")
+    return target

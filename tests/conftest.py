@@ -1,0 +1,63 @@
+"""Shared fixtures. Real components only: the packaged MiniLM embedder, real SQLite and Chroma."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+from crag.config import Settings, load_settings  # noqa: E402
+from crag.index.store import Index  # noqa: E402
+from crag.models.embedder import Embedder, make_embedder  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "examples" / "sample"
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    """The packaged all-MiniLM-L6-v2, loaded once for the whole session."""
+    return make_embedder("all-MiniLM-L6-v2")
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return load_settings(data_dir=tmp_path / "data", collection="test")
+
+
+@pytest.fixture
+def index(settings: Settings, embedder: Embedder) -> Index:
+    idx = Index.open(settings, embedder=embedder)
+    yield idx
+    idx.close()
+
+
+def vector_ids(index: Index) -> set[str]:
+    return set(index.vectors._collection.get(include=[])["ids"])
+
+
+def catalog_ids(index: Index) -> set[str]:
+    rows = index.catalog._db.execute("SELECT id FROM chunks").fetchall()
+    return {r[0] for r in rows}
+
+
+def assert_in_step(index: Index) -> None:
+    """The invariant every write must keep: both stores hold exactly the same chunk ids,
+    every source is `done`, and every catalog chunk has its FTS row."""
+    assert catalog_ids(index) == vector_ids(index)
+    assert all(s.state == "done" for s in index.sources())
+    db = index.catalog._db
+    fts = db.execute("SELECT count(*) FROM fts").fetchone()[0]
+    assert fts == index.count()
+    for info in index.sources():
+        assert info.chunks == len(index.catalog.chunk_ids(info.source))
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -1,0 +1,192 @@
+"""Chunker: size bound, exact offsets, stable content ids, dedup, sentence and Markdown splits."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from crag.ingest.chunking import Chunker, chunk_id
+from crag.types import Chunk, Document
+
+_ENGLISH = " ".join(
+    f"Sentence number {i} talks about the {word} and what it means for the reader."
+    for i, word in enumerate(
+        [
+            "river",
+            "mountain",
+            "harbour",
+            "library",
+            "market",
+            "garden",
+            "bridge",
+            "station",
+            "museum",
+            "castle",
+            "forest",
+            "valley",
+            "island",
+            "lighthouse",
+            "orchard",
+            "tower",
+        ]
+        * 3
+    )
+)
+
+_TURKISH = (
+    "İstanbul'da sabah erkenden vapura bindik ve Boğaz'ın serin rüzgârını hissettik. "
+    "Üsküdar'a vardığımızda çarşıdaki dükkânlar yeni açılıyordu. "
+    "Şehrin kalabalığı öğleye doğru artıyor, ışıklar akşamüstü yanmaya başlıyordu.\n\n"
+    "Kadıköy'de çay içtik; çocuklar sahilde güvercinlere simit atıyordu. "
+    "Ağaçların gölgesinde oturan yaşlılar eski günleri konuşuyordu. "
+    "Gece olduğunda köprünün ışıkları suya yansıyor, şehir başka bir güzelliğe bürünüyordu.\n\n"
+    "Ertesi gün Eyüp'e gidip Piyer Loti tepesinden Haliç'i seyrettik. "
+    "Dönüşte Balat'ın renkli evlerinin arasında dolaştık ve küçük bir lokantada yemek yedik."
+)
+
+
+def _doc(text: str, source: str = "/data/a.txt", fmt: str = "text", doc_id: str = "text"):
+    return Document(source=source, doc_id=doc_id, text=text, title="T", format=fmt)
+
+
+def _check_offsets(doc: Document, chunks: list[Chunk]) -> None:
+    for c in chunks:
+        assert doc.text[c.start : c.end] == c.text
+        assert c.end - c.start == len(c.text)
+
+
+@pytest.mark.parametrize(("size", "overlap"), [(80, 0), (120, 20), (200, 50), (500, 50)])
+def test_chunks_respect_size_and_offsets(size: int, overlap: int) -> None:
+    doc = _doc(_ENGLISH)
+    chunks = Chunker(size, overlap).split(doc)
+    assert len(chunks) > 1
+    assert all(0 < len(c.text) <= size for c in chunks)
+    _check_offsets(doc, chunks)
+    assert [c.position for c in chunks] == list(range(len(chunks)))
+    # Together the chunks cover every word of the document.
+    covered = " ".join(c.text for c in chunks)
+    for word in ("river", "lighthouse", "orchard", "Sentence number 47"):
+        assert word in covered
+
+
+@pytest.mark.parametrize(("size", "overlap"), [(60, 0), (100, 10), (150, 30)])
+def test_turkish_multibyte_offsets(size: int, overlap: int) -> None:
+    doc = _doc(_TURKISH, source="/data/istanbul.md")
+    chunks = Chunker(size, overlap).split(doc)
+    assert len(chunks) > 2
+    assert all(len(c.text) <= size for c in chunks)
+    _check_offsets(doc, chunks)
+    # Offsets are character offsets, not byte offsets: the last chunk ends at the text's end.
+    assert chunks[-1].end == len(_TURKISH)
+    assert len(_TURKISH.encode()) > len(_TURKISH)
+
+
+def test_chunk_carries_document_fields() -> None:
+    doc = Document(
+        source="/data/x.jsonl",
+        doc_id="rec-9",
+        text="A short record.",
+        title="Record nine",
+        url="https://example.org/9",
+        metadata={"lang": "en"},
+    )
+    (chunk,) = Chunker(100, 10).split(doc)
+    assert chunk.text == "A short record."
+    assert (chunk.source, chunk.doc_id, chunk.title, chunk.url) == (
+        "/data/x.jsonl",
+        "rec-9",
+        "Record nine",
+        "https://example.org/9",
+    )
+    assert chunk.metadata == {"lang": "en"}
+    assert chunk.metadata is not doc.metadata
+    assert (chunk.start, chunk.end, chunk.position) == (0, 15, 0)
+
+
+def test_chunk_id_is_sha256_of_source_and_text() -> None:
+    expected = hashlib.sha256(b"/data/a.txt\x00hello").hexdigest()
+    assert chunk_id("/data/a.txt", "hello") == expected
+    # The separator keeps ("ab", "c") and ("a", "bc") apart.
+    assert chunk_id("ab", "c") != chunk_id("a", "bc")
+
+
+def test_ids_match_chunk_id_and_are_stable() -> None:
+    doc = _doc(_ENGLISH)
+    first = Chunker(150, 20).split(doc)
+    second = Chunker(150, 20).split(doc)
+    assert [c.id for c in first] == [chunk_id(doc.source, c.text) for c in first]
+    assert [c.id for c in first] == [c.id for c in second]
+    assert len({c.id for c in first}) == len(first)
+
+
+def test_same_text_in_two_sources_gets_different_ids() -> None:
+    chunker = Chunker(150, 20)
+    a = chunker.split(_doc(_ENGLISH, source="/data/a.txt"))
+    b = chunker.split(_doc(_ENGLISH, source="/data/b.txt"))
+    assert [c.text for c in a] == [c.text for c in b]
+    assert not {c.id for c in a} & {c.id for c in b}
+
+
+def test_duplicate_paragraphs_deduplicated_across_documents_of_a_source() -> None:
+    shared = "This paragraph appears in two records of the same file."
+    docs = [
+        _doc(shared, source="/data/r.jsonl", doc_id="r1"),
+        _doc("Record two says something else entirely.", source="/data/r.jsonl", doc_id="r2"),
+        _doc(shared, source="/data/r.jsonl", doc_id="r3"),
+    ]
+    chunks = Chunker(200, 0).split_all(docs)
+    assert [c.doc_id for c in chunks] == ["r1", "r2"]
+    assert [c.text for c in chunks].count(shared) == 1
+    assert len({c.id for c in chunks}) == len(chunks)
+
+
+def test_duplicate_paragraphs_deduplicated_within_a_document() -> None:
+    para = "The same paragraph, pasted twice by mistake."
+    text = f"{para}\n\nA different paragraph in between.\n\n{para}"
+    chunks = Chunker(50, 0).split(_doc(text))
+    assert [c.text for c in chunks] == [para, "A different paragraph in between."]
+    assert [c.position for c in chunks] == [0, 1]
+
+
+def test_chunks_end_at_sentence_ends() -> None:
+    doc = _doc(_ENGLISH)
+    chunks = Chunker(200, 0).split(doc)
+    assert len(chunks) >= 10
+    ends = [c.text.endswith(".") for c in chunks]
+    assert sum(ends) >= 0.9 * len(chunks)
+    starts = [c.text.startswith("Sentence number") for c in chunks]
+    assert sum(starts) >= 0.9 * len(chunks)
+
+
+def test_empty_document_gives_no_chunks() -> None:
+    assert Chunker(100, 10).split(_doc("")) == []
+    assert Chunker(100, 10).split_all([]) == []
+
+
+_MARKDOWN = (
+    "# Guide\n\n"
+    "Intro paragraph about the guide. " + "It has words. " * 5 + "\n\n"
+    "## Installation\n\n" + "Run the installer and wait. " * 6 + "\n\n"
+    "## Usage\n\n" + "Type a query and press enter. " * 6
+)
+
+
+def test_markdown_splitter_keeps_headings_at_chunk_start() -> None:
+    doc = _doc(_MARKDOWN, source="/data/guide.md", fmt="markdown")
+    chunks = Chunker(200, 0).split(doc)
+    assert all(len(c.text) <= 200 for c in chunks)
+    _check_offsets(doc, chunks)
+    starts = [c.text.split("\n", 1)[0] for c in chunks]
+    assert starts == ["# Guide", "## Installation", "## Usage"]
+    # No chunk ends with a dangling heading.
+    assert not any(c.text.rstrip().splitlines()[-1].startswith("#") for c in chunks)
+
+
+def test_text_format_does_not_use_markdown_splitter() -> None:
+    # The same text as a plain-text document packs the heading onto the previous paragraph,
+    # which shows the splitter choice follows Document.format.
+    doc = _doc(_MARKDOWN, source="/data/guide.txt", fmt="text")
+    chunks = Chunker(200, 0).split(doc)
+    _check_offsets(doc, chunks)
+    assert [c.text.split("\n", 1)[0] for c in chunks] != ["# Guide", "## Installation", "## Usage"]
