@@ -26,7 +26,8 @@ __all__ = [
 ]
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
-console = Console()
+# Wide enough for the tables when the output goes to a log file (rich defaults to 80 there).
+console = Console() if sys.stdout.isatty() else Console(width=140)
 
 
 def percentile(values: Iterable[float], q: float) -> float:

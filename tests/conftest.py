@@ -10,9 +10,9 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from crag.config import Settings, load_settings  # noqa: E402
-from crag.index.store import Index  # noqa: E402
-from crag.models.embedder import Embedder, make_embedder  # noqa: E402
+from crag.config import Settings, load_settings
+from crag.index.store import Index
+from crag.models.embedder import Embedder, make_embedder
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "examples" / "sample"

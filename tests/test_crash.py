@@ -15,11 +15,11 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.conftest import ROOT, assert_in_step, write
 
 from crag.index.retriever import HybridRetriever
 from crag.index.store import Index
 from crag.ingest.ingestor import Ingestor
-from tests.conftest import ROOT, assert_in_step, write
 
 pytestmark = pytest.mark.slow
 
@@ -130,7 +130,10 @@ def test_sigkill_mid_ingest_then_next_run_repairs(
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     proc = subprocess.Popen(
         [sys.executable, "-c", KILL_SCRIPT, str(settings.data_dir), str(docs)],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
     )
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "ready"

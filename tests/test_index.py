@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.conftest import SAMPLE, assert_in_step, vector_ids, write
 
 from crag.errors import EmbeddingMismatchError
 from crag.index.retriever import HybridRetriever
 from crag.index.store import Index
 from crag.ingest.ingestor import Ingestor, source_key
 from crag.models.embedder import make_embedder
-from tests.conftest import SAMPLE, assert_in_step, vector_ids, write
 
 pytestmark = pytest.mark.slow
 
@@ -114,8 +114,8 @@ def test_bad_files_are_reported_and_nothing_indexed_is_lost(tmp_path: Path, inde
     assert str(corpus / "tea.txt") in failed
     assert report.added == [source_key(corpus / "new.md")]
     assert index.count() == before + 1
-    assert HybridRetriever(index).search("Matcha", 1, mode="bm25")[0].chunk.source.endswith(
-        "tea.txt"
+    assert (
+        HybridRetriever(index).search("Matcha", 1, mode="bm25")[0].chunk.source.endswith("tea.txt")
     )
     assert_in_step(index)
 

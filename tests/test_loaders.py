@@ -233,12 +233,13 @@ def test_ndjson_suffix(tmp_path: Path) -> None:
 
 
 def test_jsonl_bad_line_is_skipped_with_warning(tmp_path: Path) -> None:
-    text = (
-        '{"id": "a", "text": "alpha"}\n'
-        "\n"
-        '{"id": "b", "text": "beta"\n'
-        '{"id": "c", "text": "gamma"}\n'
-    )
+    lines = [
+        '{"id": "a", "text": "alpha"}',
+        "",
+        '{"id": "b", "text": "beta"',
+        '{"id": "c", "text": "gamma"}',
+    ]
+    text = "\n".join(lines) + "\n"
     path = _write(tmp_path / "mixed.jsonl", text)
     result = load_file(path)
     assert [d.doc_id for d in result.documents] == ["a", "c"]
@@ -249,7 +250,13 @@ def test_jsonl_bad_line_is_skipped_with_warning(tmp_path: Path) -> None:
 
 
 def test_jsonl_non_object_and_missing_text_are_warned(tmp_path: Path) -> None:
-    text = '[1, 2]\n{"id": "x", "text": ""}\n{"id": "y", "body": "no text"}\n{"id": "z", "text": "ok"}\n'
+    lines = [
+        "[1, 2]",
+        '{"id": "x", "text": ""}',
+        '{"id": "y", "body": "no"}',
+        '{"id": "z", "text": "ok"}',
+    ]
+    text = "\n".join(lines) + "\n"
     path = _write(tmp_path / "odd.jsonl", text)
     result = load_file(path)
     assert [d.doc_id for d in result.documents] == ["z"]
@@ -535,6 +542,26 @@ def test_utf16_with_bom(tmp_path: Path) -> None:
         result = load_file(path)
         assert result.documents[0].text == text, encoding
         assert result.warnings == []
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        codecs.BOM_UTF16_LE + "odd".encode("utf-16-le") + b"x",  # truncated: odd byte count
+        codecs.BOM_UTF16_LE + b"\x00\xd8a\x00",  # lone high surrogate
+    ],
+    ids=["truncated", "lone-surrogate"],
+)
+def test_invalid_utf16_is_loader_error(tmp_path: Path, data: bytes) -> None:
+    path = _write(tmp_path / "bad16.txt", data)
+    with pytest.raises(LoaderError, match="UTF-16"):
+        load_file(path)
+
+
+def test_utf32_is_refused_as_binary(tmp_path: Path) -> None:
+    path = _write(tmp_path / "u32.txt", codecs.BOM_UTF32_LE + "hello world".encode("utf-32-le"))
+    with pytest.raises(LoaderError, match="binary"):
+        load_file(path)
 
 
 def test_utf8_bom_is_stripped(tmp_path: Path) -> None:

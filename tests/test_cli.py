@@ -1,0 +1,64 @@
+"""The `crag` command as a user runs it: a real process, a real data dir."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tests.conftest import SAMPLE, write
+
+pytestmark = pytest.mark.slow
+
+
+def crag(*args: str, data_dir: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    exe = Path(sys.executable).with_name("crag")
+    return subprocess.run(
+        [str(exe), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "CRAG_DATA_DIR": str(data_dir), "COLUMNS": "200", **env},
+    )
+
+
+def test_ingest_search_sources_remove(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    bad = write(tmp_path / "bad" / "broken.jsonl", "{not json\n")
+    done = crag("ingest", str(SAMPLE), str(bad), data_dir=data)
+    assert done.returncode == 2, done.stderr  # one file failed, the rest went in
+    assert f"{bad}" in done.stderr and "no valid JSONL record" in done.stderr
+    assert "6 added" in done.stdout
+    again = crag("ingest", str(SAMPLE), data_dir=data)
+    assert again.returncode == 0 and "6 unchanged" in again.stdout
+
+    found = crag("search", "When was the telephone patented?", "-k", "3", "--json", data_dir=data)
+    assert found.returncode == 0, found.stderr
+    hits = json.loads(found.stdout)
+    assert len(hits) == 3 and hits[0]["doc_id"] == "telephone"
+    assert hits[0]["source"].endswith("inventions.jsonl") and "1876" in hits[0]["text"]
+    for mode in ("bm25", "dense"):
+        one = crag("search", "Rhine Falls", "-k", "1", "--mode", mode, "--json", data_dir=data)
+        assert json.loads(one.stdout)[0]["title"] == "The Rhine"
+
+    listed = crag("sources", data_dir=data)
+    assert "honeybees.md" in listed.stdout and "all-MiniLM-L6-v2" in listed.stdout
+
+    removed = crag("remove", str(SAMPLE / "inventions.jsonl"), data_dir=data)
+    assert removed.returncode == 0 and "1 removed" in removed.stdout
+    gone = crag("search", "telephone patent", "--json", data_dir=data)
+    assert all(h["doc_id"] != "telephone" for h in json.loads(gone.stdout))
+
+
+def test_friendly_errors(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    bad_mode = crag("search", "x", "--mode", "fuzzy", data_dir=data)
+    assert bad_mode.returncode == 1 and "use bm25, dense or hybrid" in bad_mode.stderr
+    assert "Traceback" not in bad_mode.stderr
+    bad_env = crag("search", "x", data_dir=data, CRAG_RETRIEVAL__TOP_K="zero")
+    assert bad_env.returncode == 1 and "retrieval.top_k" in bad_env.stderr
+    missing = crag("ingest", str(tmp_path / "nowhere.txt"), data_dir=data)
+    assert missing.returncode == 2 and "nowhere.txt" in missing.stderr
