@@ -12,7 +12,6 @@ import logging
 from pathlib import Path
 
 import pytest
-from pypdf.errors import PyPdfError
 
 from crag.errors import LoaderError, UnsupportedFileError
 from crag.ingest.loaders import load_bytes, load_file
@@ -296,11 +295,6 @@ def test_jsonl_escaped_line_separator_is_fine(tmp_path: Path) -> None:
     assert [(d.doc_id, d.text) for d in docs] == [("a", "one\u2028two"), ("b", "plain")]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src bug: load_jsonl uses str.splitlines(), which also splits on U+2028, U+2029 "
-    "and U+0085; JSON allows them unescaped inside strings, so such a record is lost",
-)
 @pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"], ids=["LS", "PS", "NEL"])
 def test_jsonl_raw_unicode_line_separator_inside_string(tmp_path: Path, separator: str) -> None:
     records = [{"id": "a", "text": f"one{separator}two"}, {"id": "b", "text": "plain"}]
@@ -314,11 +308,6 @@ def test_jsonl_raw_unicode_line_separator_inside_string(tmp_path: Path, separato
     assert result.warnings == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=RecursionError,
-    reason="src bug: json.loads raises RecursionError on deep nesting; not a LoaderError",
-)
 @pytest.mark.parametrize("name", ["deep.json", "deep.jsonl"])
 def test_deeply_nested_json_is_loader_error(tmp_path: Path, name: str) -> None:
     path = _write(tmp_path / name, "[" * 100_000 + "]" * 100_000)
@@ -369,12 +358,6 @@ def test_pdf_without_text(tmp_path: Path) -> None:
         load_file(path)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AttributeError,
-    reason="src bug: pypdf raises AttributeError for a non-dict trailer; load_pdf does not "
-    "turn it into LoaderError",
-)
 def test_pdf_with_number_as_trailer_is_loader_error(tmp_path: Path) -> None:
     data = make_pdf().replace(b"trailer\n<< /Size 6 /Root 1 0 R >>", b"trailer\n5")
     path = _write(tmp_path / "trailer.pdf", data)
@@ -382,11 +365,6 @@ def test_pdf_with_number_as_trailer_is_loader_error(tmp_path: Path) -> None:
         load_file(path)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=PyPdfError,
-    reason="src bug: pypdf LimitReachedError (PyPdfError, not PdfReadError) escapes load_pdf",
-)
 def test_pdf_with_broken_catalog_and_pages_is_loader_error(tmp_path: Path) -> None:
     data = (
         make_pdf()

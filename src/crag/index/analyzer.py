@@ -3,8 +3,8 @@
 FTS5's own tokenizers lowercase with ASCII-or-Unicode rules that get Turkish wrong ("İ" and
 "I"/"ı"), and cannot stem. So crag analyses text here and hands FTS5 space-separated terms:
 
-1. casefold with both Turkish i's mapped to "i" (İ→i, ı→i), so "İstanbul", "ISTANBUL" and
-   "istanbul" meet;
+1. casefold (Turkish rules when `language` is turkish); after stemming both Turkish i's
+   become "i" (İ→i, ı→i), so "İstanbul", "ISTANBUL" and "istanbul" meet;
 2. split into word tokens (Unicode `\\w`, apostrophes split "İstanbul'da" → "istanbul", "da");
 3. stem with a Snowball stemmer (`keyword.language`: english, turkish, ... or none);
 4. fold the remaining diacritics (ş→s, ü→u, é→e) so a query typed on an ASCII keyboard
@@ -20,7 +20,8 @@ from functools import lru_cache
 __all__ = ["Analyzer"]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_TURKISH_I = str.maketrans({"İ": "i", "I": "i", "ı": "i"})
+_ALL_I = str.maketrans({"İ": "i", "I": "i", "ı": "i"})
+_TURKISH_CASE = str.maketrans({"İ": "i", "I": "ı"})
 
 
 @lru_cache(maxsize=65536)
@@ -42,11 +43,17 @@ class Analyzer:
             self._stem = snowballstemmer.stemmer(self.language)
 
     def terms(self, text: str) -> list[str]:
-        lowered = unicodedata.normalize("NFKC", text).translate(_TURKISH_I).casefold()
+        text = unicodedata.normalize("NFKC", text)
+        if self.language == "turkish":
+            # Turkish casing, and ı kept until after stemming: the Snowball Turkish stemmer
+            # checks vowel harmony and needs it ("kızlar" → "kız")
+            lowered = text.translate(_TURKISH_CASE).casefold()
+        else:
+            lowered = text.translate(_ALL_I).casefold()
         tokens = _WORD.findall(lowered)
         if self._stem is not None:
             tokens = self._stem.stemWords(tokens)
-        return [_fold(t) for t in tokens if t]
+        return [_fold(t.translate(_ALL_I)) for t in tokens if t]
 
     def index_text(self, text: str) -> str:
         """The string stored in the FTS5 column."""

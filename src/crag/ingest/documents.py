@@ -49,7 +49,6 @@ def load_html(path: str, text: str) -> tuple[list[Document], list[str]]:
 def load_pdf(path: str, data: bytes) -> tuple[list[Document], list[str]]:
     """One Document per page, so citations can name the page."""
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
 
     try:
         reader = PdfReader(io.BytesIO(data))
@@ -82,8 +81,8 @@ def load_pdf(path: str, data: bytes) -> tuple[list[Document], list[str]]:
                 )
     except LoaderError:
         raise
-    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
-        raise LoaderError(path, f"corrupt PDF: {exc}") from exc
+    except Exception as exc:  # pypdf raises PyPdfError, AttributeError, RecursionError, ...
+        raise LoaderError(path, f"corrupt PDF: {type(exc).__name__}: {exc}") from exc
     if not docs:
         raise LoaderError(path, "PDF has no extractable text (scanned? OCR is not supported)")
     return docs, warnings

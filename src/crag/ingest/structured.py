@@ -28,6 +28,8 @@ def load_squad_json(path: str, text: str) -> tuple[list[Document], list[str]]:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
         raise LoaderError(path, _json_error(path, exc)) from exc
+    except RecursionError as exc:
+        raise LoaderError(path, "JSON nested too deeply") from exc
     if not isinstance(raw, dict) or not isinstance(raw.get("data"), list):
         raise LoaderError(path, 'not SQuAD JSON: expected an object with a "data" list of articles')
     docs: list[Document] = []
@@ -68,13 +70,18 @@ def load_jsonl(path: str, text: str) -> tuple[list[Document], list[str]]:
     docs: list[Document] = []
     warnings: list[str] = []
     seen: set[str] = set()
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    # split on "\n" only: str.splitlines() also breaks on U+2028/U+2029/U+0085, which JSON
+    # strings may hold unescaped
+    for lineno, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             warnings.append(f"{path}: {_json_error(path, exc, lineno)}; line skipped")
+            continue
+        except RecursionError:
+            warnings.append(f"{path}: line {lineno} is JSON nested too deeply; skipped")
             continue
         if not isinstance(record, dict):
             warnings.append(f"{path}: line {lineno} is not a JSON object; skipped")
