@@ -162,3 +162,19 @@ def test_turkish_through_the_index(tmp_path: Path, settings) -> None:
     assert retriever.search("Boğaz köprüsü ne zaman açıldı?", 1)[0].chunk.title == "Köprüler"
     assert_in_step(index)
     index.close()
+
+
+def test_embedding_sorted_by_length_comes_back_in_order(index: Index) -> None:
+    import numpy as np
+
+    from crag.types import Chunk
+
+    texts = ["short", "a much longer text about volcanoes and lava " * 5, "medium length text"]
+    chunks = [
+        Chunk(id=str(i), text=t, source="s", doc_id="d", position=i, start=0, end=len(t))
+        for i, t in enumerate(texts)
+    ]
+    index.embed_batch = 2  # several slices
+    got = index._embed(chunks, None)
+    want = index.embedder.embed(texts)
+    assert np.allclose(got, want, atol=1e-5)

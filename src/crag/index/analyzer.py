@@ -35,6 +35,7 @@ class Analyzer:
 
     def __init__(self, language: str = "english") -> None:
         self.language = language.lower()
+        self._cache: dict[str, str] = {}
         if self.language == "none":
             self._stem = None
         else:
@@ -51,9 +52,17 @@ class Analyzer:
         else:
             lowered = text.translate(_ALL_I).casefold()
         tokens = _WORD.findall(lowered)
-        if self._stem is not None:
-            tokens = self._stem.stemWords(tokens)
-        return [_fold(t.translate(_ALL_I)) for t in tokens if t]
+        return [self._term(t) for t in tokens if t]
+
+    def _term(self, token: str) -> str:
+        """Stem and fold one token, cached: corpora repeat the same words endlessly."""
+        term = self._cache.get(token)
+        if term is None:
+            stemmed = self._stem.stemWord(token) if self._stem is not None else token
+            term = _fold(stemmed.translate(_ALL_I))
+            if len(self._cache) < 200_000:
+                self._cache[token] = term
+        return term
 
     def index_text(self, text: str) -> str:
         """The string stored in the FTS5 column."""

@@ -107,15 +107,20 @@ class Index:
             self.vectors.set_embedding_model(self.embedder.name, dim)
 
     def _embed(self, chunks: Sequence[Chunk], progress: Progress | None) -> np.ndarray:
+        """Embed in slices (for progress), longest texts first so each slice pads little;
+        rows come back in the order of `chunks`."""
+        if not chunks:
+            return np.zeros((0, 0), dtype=np.float32)
+        order = sorted(range(len(chunks)), key=lambda i: -len(chunks[i].text))
         parts = []
-        for i in range(0, len(chunks), self.embed_batch):
-            part = chunks[i : i + self.embed_batch]
-            parts.append(self.embedder.embed([c.text for c in part], kind="document"))
+        for i in range(0, len(order), self.embed_batch):
+            part = [chunks[j].text for j in order[i : i + self.embed_batch]]
+            parts.append(self.embedder.embed(part, kind="document"))
             if progress:
                 progress(len(part))
-        if not parts:
-            return np.zeros((0, 0), dtype=np.float32)
-        vectors = np.vstack(parts)
+        by_length = np.vstack(parts)
+        vectors = np.empty_like(by_length)
+        vectors[order] = by_length
         self._record_embedder(int(vectors.shape[1]))
         return vectors
 
