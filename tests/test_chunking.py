@@ -104,18 +104,19 @@ def test_chunk_carries_document_fields() -> None:
     assert (chunk.start, chunk.end, chunk.position) == (0, 15, 0)
 
 
-def test_chunk_id_is_sha256_of_source_and_text() -> None:
-    expected = hashlib.sha256(b"/data/a.txt\x00hello").hexdigest()
-    assert chunk_id("/data/a.txt", "hello") == expected
+def test_chunk_id_is_sha256_of_source_unit_and_text() -> None:
+    expected = hashlib.sha256(b"/data/a.txt\x00r1\x00hello").hexdigest()
+    assert chunk_id("/data/a.txt", "r1", "hello") == expected
     # The separator keeps ("ab", "c") and ("a", "bc") apart.
-    assert chunk_id("ab", "c") != chunk_id("a", "bc")
+    assert chunk_id("ab", "x", "c") != chunk_id("a", "x", "bc")
+    assert chunk_id("s", "ab", "c") != chunk_id("s", "a", "bc")
 
 
 def test_ids_match_chunk_id_and_are_stable() -> None:
     doc = _doc(_ENGLISH)
     first = Chunker(150, 20).split(doc)
     second = Chunker(150, 20).split(doc)
-    assert [c.id for c in first] == [chunk_id(doc.source, c.text) for c in first]
+    assert [c.id for c in first] == [chunk_id(doc.source, doc.doc_id, c.text) for c in first]
     assert [c.id for c in first] == [c.id for c in second]
     assert len({c.id for c in first}) == len(first)
 
@@ -128,7 +129,8 @@ def test_same_text_in_two_sources_gets_different_ids() -> None:
     assert not {c.id for c in a} & {c.id for c in b}
 
 
-def test_duplicate_paragraphs_deduplicated_across_documents_of_a_source() -> None:
+def test_shared_text_in_two_records_of_a_source_keeps_both_records() -> None:
+    """Records of one file may share passages; each record must stay citable by its own id."""
     shared = "This paragraph appears in two records of the same file."
     docs = [
         _doc(shared, source="/data/r.jsonl", doc_id="r1"),
@@ -136,9 +138,14 @@ def test_duplicate_paragraphs_deduplicated_across_documents_of_a_source() -> Non
         _doc(shared, source="/data/r.jsonl", doc_id="r3"),
     ]
     chunks = Chunker(200, 0).split_all(docs)
-    assert [c.doc_id for c in chunks] == ["r1", "r2"]
-    assert [c.text for c in chunks].count(shared) == 1
+    assert [c.doc_id for c in chunks] == ["r1", "r2", "r3"]
     assert len({c.id for c in chunks}) == len(chunks)
+
+
+def test_repeated_unit_with_same_text_is_kept_once() -> None:
+    shared = "A record duplicated verbatim, id and all."
+    docs = [_doc(shared, source="/data/r.jsonl", doc_id="r1")] * 2
+    assert [c.doc_id for c in Chunker(200, 0).split_all(docs)] == ["r1"]
 
 
 def test_duplicate_paragraphs_deduplicated_within_a_document() -> None:

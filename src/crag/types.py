@@ -36,8 +36,8 @@ class Document:
 class Chunk:
     """A piece of a Document small enough to embed, with everything a citation needs.
 
-    `id` is the SHA-256 of source + text, so identical text from the same source always maps
-    to the same id: unchanged chunks of a changed file are not embedded again.
+    `id` is the SHA-256 of source + unit (`doc_id`) + text, so identical text in the same unit
+    always maps to the same id: unchanged chunks of a changed file are not embedded again.
     """
 
     id: str

@@ -17,9 +17,14 @@ from crag.types import Chunk, Document
 __all__ = ["Chunker", "chunk_id"]
 
 
-def chunk_id(source: str, text: str) -> str:
-    """SHA-256 of source and text: identical text in the same source keeps its id."""
-    return hashlib.sha256(f"{source}\x00{text}".encode()).hexdigest()
+def chunk_id(source: str, doc_id: str, text: str) -> str:
+    """SHA-256 of source, unit and text: identical text in the same unit keeps its id.
+
+    The unit (`doc_id`: JSONL record id, SQuAD paragraph, PDF page) is part of the id because
+    records of one file often share passages (13,834 NQ passages: 20 records share every chunk
+    with another record); hashing only source + text merged them and cited the wrong record.
+    """
+    return hashlib.sha256(f"{source}\x00{doc_id}\x00{text}".encode()).hexdigest()
 
 
 class Chunker:
@@ -36,8 +41,8 @@ class Chunker:
         chunks: list[Chunk] = []
         seen: set[str] = set()
         for start, text in splitter.chunk_indices(doc.text):
-            cid = chunk_id(doc.source, text)
-            if cid in seen:  # the same text twice in one source adds nothing to retrieval
+            cid = chunk_id(doc.source, doc.doc_id, text)
+            if cid in seen:  # the same text twice in one unit adds nothing to retrieval
                 continue
             seen.add(cid)
             chunks.append(
@@ -57,7 +62,8 @@ class Chunker:
         return chunks
 
     def split_all(self, docs: list[Document]) -> list[Chunk]:
-        """Chunks of all documents of one source; ids unique across the source."""
+        """Chunks of all documents of one source; ids unique across the source (a repeated
+        unit id with the same text, e.g. a duplicated JSONL record, is kept once)."""
         out: list[Chunk] = []
         seen: set[str] = set()
         for doc in docs:
