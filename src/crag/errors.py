@@ -11,6 +11,7 @@ __all__ = [
     "CragError",
     "EmbeddingMismatchError",
     "IndexCorruptError",
+    "LLMError",
     "LoaderError",
     "ModelLoadError",
     "UnsupportedFileError",
@@ -57,3 +58,7 @@ class EmbeddingMismatchError(CragError):
 
 class IndexCorruptError(CragError):
     """The on-disk index cannot be opened or repaired."""
+
+
+class LLMError(CragError):
+    """A language model call failed or returned something unusable; names the model."""

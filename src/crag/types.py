@@ -7,10 +7,22 @@ importing each other.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from enum import Enum
 from typing import Any
 
-__all__ = ["Chunk", "Document", "ScoredChunk", "SearchMode"]
+__all__ = [
+    "Answer",
+    "Chunk",
+    "Citation",
+    "Document",
+    "ModelCall",
+    "ScoredChunk",
+    "SearchMode",
+    "Strip",
+    "Trace",
+    "Verdict",
+]
 
 SearchMode = str  # "bm25" | "dense" | "hybrid"
 
@@ -72,3 +84,95 @@ class ScoredChunk:
     @property
     def id(self) -> str:
         return self.chunk.id
+
+
+class Verdict(str, Enum):
+    """The retrieval evaluator's judgement of what was retrieved for one question (CRAG §4.3)."""
+
+    CORRECT = "correct"
+    AMBIGUOUS = "ambiguous"
+    INCORRECT = "incorrect"
+
+
+@dataclass(frozen=True, slots=True)
+class Strip:
+    """A knowledge strip: a piece of a retrieved chunk (or a whole one), scored on its own.
+
+    `chunk` is where it came from, so a strip cited in the answer points at a real source.
+    `order` is its position in the original reading order, used to recompose stably.
+    """
+
+    text: str
+    chunk: Chunk
+    order: int
+    score: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCall:
+    """One LLM call, as recorded in a trace."""
+
+    role: str
+    model: str
+    purpose: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """What `[n]` in an answer points at."""
+
+    n: int
+    chunk_id: str
+    label: str  # file › title › unit, chars a-b — or the URL
+    source: str
+    url: str = ""
+
+
+@dataclass(slots=True)
+class Trace:
+    """Everything the pipeline decided for one question, in the order it decided it."""
+
+    question: str
+    mode: str
+    retrieved: list[dict[str, Any]] = field(default_factory=list)
+    reranked: list[dict[str, Any]] = field(default_factory=list)
+    evaluations: list[dict[str, Any]] = field(default_factory=list)
+    verdict: str | None = None
+    thresholds: dict[str, float] = field(default_factory=dict)
+    strips: list[dict[str, Any]] = field(default_factory=list)
+    web_query: str | None = None
+    calls: list[ModelCall] = field(default_factory=list)
+    stages_ms: dict[str, float] = field(default_factory=dict)
+    total_ms: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class Answer:
+    """The answer to one question, its citations, the verdict that shaped it and the trace."""
+
+    question: str
+    text: str
+    citations: list[Citation]
+    verdict: Verdict | None
+    refused: bool
+    trace: Trace
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {
+            "question": self.question,
+            "answer": self.text,
+            "citations": [asdict(c) for c in self.citations],
+            "verdict": self.verdict.value if self.verdict else None,
+            "refused": self.refused,
+            "reason": self.reason,
+            "trace": self.trace.to_dict(),
+        }
+        return data

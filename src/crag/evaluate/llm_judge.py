@@ -1,0 +1,91 @@
+"""The LLM judge: relevance from the probability that the model answers "Yes".
+
+We ask "does the passage contain the answer to the question?" and read the log-probabilities
+of the first generated token instead of parsing free text: score = P(yes) / (P(yes) + P(no)),
+summed over spellings ("Yes", " yes", "YES"). That gives a graded score a threshold can cut,
+and it cannot be derailed by a chatty reply. The wording matters: asked "is it relevant?",
+small models say yes to nearly everything on the topic; asked whether it *contains the
+answer*, they discriminate.
+
+The question comes before the passage so every call for one question shares a prompt prefix
+that llama.cpp keeps cached; the passages of a question are scored concurrently
+(`concurrency` calls in flight, batched by the server).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+
+from crag.models.llm.base import LLM, ChatRequest
+from crag.models.llm.roles import RoleLLM, parallel_map
+
+__all__ = ["LLMJudge", "yes_probability"]
+
+log = logging.getLogger(__name__)
+
+SYSTEM = (
+    "You check search results for a question answering system. You are given a question and "
+    "a passage. Decide whether the passage contains the answer to the question. "
+    "Reply with one word: Yes or No."
+)
+USER = (
+    "Question: {question}\n\nPassage:\n{passage}\n\n"
+    "Does the passage contain the answer to the question? Answer Yes or No."
+)
+_YES = {"yes", "evet"}
+_NO = {"no", "hayır", "hayir"}
+
+
+def yes_probability(logprobs: dict[str, float]) -> float | None:
+    """P(yes) / (P(yes) + P(no)) from first-token alternatives; None if neither is among them."""
+    yes = sum(math.exp(lp) for tok, lp in logprobs.items() if tok.strip().lower() in _YES)
+    no = sum(math.exp(lp) for tok, lp in logprobs.items() if tok.strip().lower() in _NO)
+    if yes + no <= 0.0:
+        return None
+    return yes / (yes + no)
+
+
+class LLMJudge:
+    """`RetrievalEvaluator` backed by a chat model that can return log-probabilities."""
+
+    def __init__(
+        self,
+        llm: LLM,
+        *,
+        concurrency: int = 1,
+        max_passage_chars: int = 2000,
+        top_logprobs: int = 10,
+    ) -> None:
+        self.llm = llm
+        self.name = f"llm-judge:{llm.name}"
+        self.concurrency = concurrency
+        self.max_passage_chars = max_passage_chars
+        self.top_logprobs = top_logprobs
+        self.unjudged = 0  # calls whose first token was neither yes nor no (scored 0.5)
+
+    def _one(self, question: str, passage: str) -> float:
+        request = ChatRequest.of(
+            SYSTEM,
+            USER.format(question=question.strip(), passage=passage[: self.max_passage_chars]),
+            max_tokens=1,
+            temperature=0.0,
+            top_logprobs=self.top_logprobs,
+        )
+        if isinstance(self.llm, RoleLLM):
+            result = self.llm.chat(request, purpose="evaluate")
+        else:
+            result = self.llm.chat(request)
+        p = yes_probability(result.first_token_logprobs)
+        if p is None:
+            # No yes/no among the alternatives (or a provider without logprobs): fall back to
+            # the text, and to "don't know" (0.5) when that says nothing either.
+            word = result.text.strip().lower().strip(".!")
+            p = 1.0 if word in _YES else 0.0 if word in _NO else 0.5
+            if word not in _YES | _NO:
+                self.unjudged += 1
+                log.warning("%s: judge reply %r is not yes/no; scored 0.5", self.name, result.text)
+        return p
+
+    def score(self, question: str, passages: list[str]) -> list[float]:
+        return parallel_map(lambda p: self._one(question, p), passages, self.concurrency)

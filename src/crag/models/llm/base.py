@@ -1,0 +1,74 @@
+"""The LLM protocol: one required method, `chat`, in the OpenAI chat shape.
+
+Why the OpenAI shape: llama.cpp (in-process via xllamacpp), Ollama, vLLM and every hosted API
+speak it, so a provider is a thin translation. `chat` returns the text plus, when asked, the
+log-probabilities of the first generated token's alternatives — what the Yes/No judge needs to
+score from probabilities instead of parsing free text. Streaming is optional: `stream_chat`
+falls back to one `chat` call for a provider that cannot stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, runtime_checkable
+
+__all__ = ["LLM", "ChatRequest", "ChatResult", "Message", "stream_chat"]
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    messages: tuple[Message, ...]
+    max_tokens: int = 256
+    temperature: float = 0.0
+    top_logprobs: int = 0  # >0: return the alternatives of the first generated token
+    stop: tuple[str, ...] = ()
+    seed: int = 0
+
+    @classmethod
+    def of(cls, system: str, user: str, **kwargs: object) -> ChatRequest:
+        return cls(messages=(Message("system", system), Message("user", user)), **kwargs)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatResult:
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    finish_reason: str = ""
+    # token -> log-probability for the first generated token (empty unless requested)
+    first_token_logprobs: dict[str, float] = field(default_factory=dict)
+    model: str = ""
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """A chat model. `name` identifies it in traces; `chat` is the one required method."""
+
+    name: str
+
+    def chat(self, request: ChatRequest) -> ChatResult: ...
+
+
+def stream_chat(
+    llm: LLM, request: ChatRequest, on_token: Callable[[str], None] | None = None
+) -> ChatResult:
+    """Run `request`, calling `on_token` with each piece of text as it is generated.
+
+    Providers that can stream implement `stream(request, on_token) -> ChatResult`; the rest
+    get one call whose whole text is delivered as a single piece.
+    """
+    streamer = getattr(llm, "stream", None)
+    if on_token is not None and callable(streamer):
+        return streamer(request, on_token)
+    result = llm.chat(request)
+    if on_token is not None and result.text:
+        on_token(result.text)
+    return result
