@@ -126,7 +126,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from crag.models.llm import LlamaCppLLM
 
     rng = random.Random(args.seed)
-    llm = LlamaCppLLM(args.model, data_dir=default_data_dir(), parallel=max(1, args.concurrency))
+    llm = LlamaCppLLM(
+        args.model, models_dir=default_data_dir() / "models", parallel=max(1, args.concurrency)
+    )
     llm.load()
     judge = LLMJudge(llm, concurrency=args.concurrency)
     out: dict[str, Any] = {"machine": machine_info(), "model": args.model, "datasets": {}}
@@ -208,11 +210,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def show(out: dict[str, Any]) -> None:
     rows = [
-        (n, d["questions"], d["pairs"], d["positives"], f"{d['roc_auc']:.3f}",
-         f"{d['accuracy@0.5']:.3f}")
+        (
+            n,
+            d["questions"],
+            d["pairs"],
+            d["positives"],
+            f"{d['roc_auc']:.3f}",
+            f"{d['accuracy@0.5']:.3f}",
+        )
         for n, d in out["datasets"].items()
     ]
-    rows.append(("all", "", out["pairs"], "", f"{out['roc_auc']:.3f}", f"{out['accuracy@0.5']:.3f}"))
+    rows.append(
+        ("all", "", out["pairs"], "", f"{out['roc_auc']:.3f}", f"{out['accuracy@0.5']:.3f}")
+    )
     print_table(
         f"LLM judge ({out['model']}): {out['pairs_per_second']:.2f} pairs/s, "
         f"concurrency {out['concurrency']}",

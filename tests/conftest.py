@@ -61,3 +61,30 @@ def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+MODELS_DIR = ROOT / ".crag" / "models"  # assembled once per checkout, reused by every run
+
+
+@pytest.fixture(scope="session")
+def llm():
+    """The packaged Qwen2.5-Coder-0.5B, assembled from its part packages and loaded once."""
+    from crag.models.llm import LlamaCppLLM
+
+    model = LlamaCppLLM("qwen2.5-coder-0.5b", models_dir=MODELS_DIR, ctx_per_slot=4096, parallel=2)
+    model.load()
+    return model
+
+
+@pytest.fixture(scope="session")
+def sample_index(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder):
+    """The shipped sample corpus, ingested once into a session index."""
+    from crag.ingest.ingestor import Ingestor
+
+    settings = load_settings(
+        data_dir=tmp_path_factory.mktemp("sample") / "data", collection="sample"
+    )
+    idx = Index.open(settings, embedder=embedder)
+    Ingestor(idx, settings.ingest).ingest([SAMPLE])
+    yield settings, idx
+    idx.close()

@@ -222,5 +222,7 @@ def main() -> None:
     app()
 
 
+from crag import cli_ask  # noqa: E402,F401  (registers `ask` and `graph` on `app`)
+
 if __name__ == "__main__":
     main()

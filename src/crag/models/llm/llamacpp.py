@@ -59,6 +59,8 @@ def _payload(request: ChatRequest, stream: bool) -> dict[str, Any]:
         "seed": request.seed,
         "stream": stream,
     }
+    if stream:
+        body["stream_options"] = {"include_usage": True}
     if request.stop:
         body["stop"] = list(request.stop)
     if request.top_logprobs:
@@ -113,13 +115,13 @@ class LlamaCppLLM:
         self,
         model: str,
         *,
-        data_dir: Path,
+        models_dir: Path,
         ctx_per_slot: int = 4096,
         parallel: int = 2,
         threads: int | None = None,
     ) -> None:
         self.name = model
-        self._data_dir = data_dir
+        self._models_dir = models_dir
         self._ctx = ctx_per_slot
         self._parallel = parallel
         self._threads = threads or max(1, os.cpu_count() or 1)
@@ -132,7 +134,7 @@ class LlamaCppLLM:
             if self._server is None:
                 from crag.models.llm.packaged import resolve_gguf
 
-                path = resolve_gguf(self.name, self._data_dir)
+                path = resolve_gguf(self.name, self._models_dir)
                 self._server = _server(path, self._ctx, self._parallel, self._threads)
 
     def chat(self, request: ChatRequest) -> ChatResult:

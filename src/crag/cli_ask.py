@@ -1,0 +1,178 @@
+"""`crag ask` and `crag graph`: the corrective pipeline at the command line.
+
+Default output is the answer, its numbered sources and a one-line verdict; `--trace` adds the
+rest as rich tables; `--json` prints everything as one JSON object; `--stream` prints node
+events as they happen and the answer's tokens as they are generated.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from crag.cli import CollectionOpt, _settings, app, console, err, friendly
+from crag.errors import CragError
+from crag.types import Answer
+
+__all__ = ["ask", "graph"]
+
+
+def _verdict_line(answer: Answer) -> str:
+    t = answer.trace
+    parts = [f"mode {t.mode}"]
+    if answer.verdict is not None:
+        best = max((e["score"] for e in t.evaluations), default=0.0)
+        parts.append(
+            f"verdict {answer.verdict.value.upper()} (best chunk {best:.2f}; "
+            f"upper {t.thresholds.get('upper')}, lower {t.thresholds.get('lower')})"
+        )
+    if answer.refused:
+        parts.append("refused")
+    parts.append(f"{t.total_ms / 1000:.1f} s")
+    return " · ".join(parts)
+
+
+def _print_answer(answer: Answer, *, body: bool = True) -> None:
+    if body:
+        console.print(answer.text, highlight=False, markup=False)
+    if answer.citations:
+        console.print("\n[bold]Sources[/]")
+        for c in answer.citations:
+            console.print(f"  [{c.n}] {c.label}", highlight=False, markup=False)
+    console.print(f"\n[dim]{_verdict_line(answer)}[/]", highlight=False)
+
+
+def _print_trace(answer: Answer) -> None:
+    t = answer.trace
+    scores = {e["id"]: e["score"] for e in t.evaluations}
+    table = Table(title="retrieved → reranked → evaluated", title_justify="left")
+    for col in ("#", "retrieval", "judge", "chunk"):
+        table.add_column(col, justify="right" if col != "chunk" else "left")
+    for i, h in enumerate(t.reranked or t.retrieved[:5], start=1):
+        judge = scores.get(h["id"])
+        table.add_row(
+            str(i), f"{h['score']:.3f}", "" if judge is None else f"{judge:.2f}", h["cite"]
+        )
+    console.print(table)
+    if t.strips:
+        strips = Table(
+            title=f"strips ({sum(s['kept'] for s in t.strips)} kept)", title_justify="left"
+        )
+        for col in ("score", "kept", "strip"):
+            strips.add_column(col)
+        for s in t.strips:
+            text = s["text"] if len(s["text"]) < 160 else s["text"][:157] + "..."
+            strips.add_row(f"{s['score']:.2f}", "✓" if s["kept"] else "", text)
+        console.print(strips)
+    calls = Table(title="model calls", title_justify="left")
+    for col in ("role", "model", "purpose", "calls", "prompt tok", "completion tok", "ms"):
+        calls.add_column(col, justify="left" if col in ("role", "model", "purpose") else "right")
+    grouped: dict[tuple[str, str, str], list[Any]] = {}
+    for c in t.calls:
+        grouped.setdefault((c.role, c.model, c.purpose), []).append(c)
+    for (role, model, purpose), cs in grouped.items():
+        calls.add_row(
+            role, model, purpose, str(len(cs)), str(sum(c.prompt_tokens for c in cs)),
+            str(sum(c.completion_tokens for c in cs)), f"{sum(c.latency_ms for c in cs):.0f}",
+        )  # fmt: skip
+    console.print(calls)
+    stages = Table(title="stages", title_justify="left")
+    stages.add_column("stage")
+    stages.add_column("ms", justify="right")
+    for name, ms in t.stages_ms.items():
+        stages.add_row(name, f"{ms:.0f}")
+    stages.add_row("total", f"{t.total_ms:.0f}")
+    console.print(stages)
+    for note in t.notes:
+        console.print(f"[yellow]note:[/] {note}", highlight=False)
+
+
+@app.command()
+@friendly
+def ask(
+    question: Annotated[str, typer.Argument(help="Your question.")],
+    mode: Annotated[str, typer.Option(help="crag (corrective) | rag (plain baseline)")] = "crag",
+    trace: Annotated[bool, typer.Option("--trace", help="Show scores, strips, calls.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print answer + trace as JSON.")] = False,
+    stream: Annotated[bool, typer.Option("--stream", help="Print events and tokens live.")] = False,
+    collection: CollectionOpt = None,
+) -> None:
+    """Answer a question from the indexed documents, citing every claim."""
+    from crag.index.store import Index
+    from crag.pipeline import build_pipeline
+
+    if mode not in ("crag", "rag"):
+        raise CragError(f"--mode {mode!r}: use crag or rag")
+    settings = _settings(collection)
+    index = Index.open(settings)
+    try:
+        if index.count() == 0:
+            raise CragError(
+                f"collection {settings.collection!r} is empty; `crag ingest PATH` first"
+            )
+        pipeline = build_pipeline(settings, index)
+        if stream and not as_json:
+            answer: Answer | None = None
+            streamed = False
+            for event in pipeline.stream(question, mode):  # type: ignore[arg-type]
+                if event[0] == "node":
+                    err.print(f"[dim]· {event[1]} done[/]", highlight=False)
+                elif event[0] == "token":
+                    streamed = True
+                    sys.stdout.write(event[1])
+                    sys.stdout.flush()
+                else:
+                    answer = event[1]
+            assert answer is not None
+            if streamed:
+                sys.stdout.write("\n")
+                if answer.refused:
+                    console.print(answer.text, highlight=False, markup=False)
+            _print_answer(answer, body=not streamed)
+        else:
+            with err.status("thinking…") if not as_json else _null():
+                answer = pipeline.ask(question, mode)  # type: ignore[arg-type]
+            if as_json:
+                sys.stdout.write(json.dumps(answer.to_dict(), ensure_ascii=False, indent=2) + "\n")
+                return
+            _print_answer(answer)
+        if trace:
+            _print_trace(answer)
+    finally:
+        index.close()
+
+
+class _null:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+@app.command()
+@friendly
+def graph(
+    mode: Annotated[str, typer.Option(help="crag | rag")] = "crag",
+) -> None:
+    """Print the pipeline's LangGraph as a Mermaid diagram."""
+    from unittest.mock import sentinel
+
+    from crag.evaluate import ActionTrigger
+    from crag.pipeline import Components, Pipeline
+
+    if mode not in ("crag", "rag"):
+        raise CragError(f"--mode {mode!r}: use crag or rag")
+    # The wiring does not depend on the components, so none are loaded to draw it.
+    parts = Components(
+        retriever=sentinel.retriever,
+        evaluator=sentinel.evaluator,
+        trigger=ActionTrigger(1.0, 0.0),
+        refiner=sentinel.refiner,
+        generator=sentinel.generator,
+    )
+    sys.stdout.write(Pipeline(parts).mermaid(mode) + "\n")  # type: ignore[arg-type]

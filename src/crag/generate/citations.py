@@ -1,0 +1,72 @@
+"""Numbered sources for the prompt, and the `[n]` markers of an answer checked against them.
+
+Strips are grouped by the chunk they came from: source `[n]` is one chunk (file, unit and
+character range, or URL), holding the strips kept from it. After generation, every `[n]` in
+the answer is checked: markers that point at no source are removed and noted, so a citation
+in a crag answer always points at a real chunk.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from crag.types import Chunk, Citation, Strip
+
+__all__ = ["Source", "check_citations", "number_sources"]
+
+_MARK = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    n: int
+    chunk: Chunk
+    text: str  # the kept strips of this chunk, joined
+
+
+def number_sources(strips: list[Strip]) -> list[Source]:
+    """One numbered source per chunk, in the order its first strip appears."""
+    order: list[str] = []
+    grouped: dict[str, list[Strip]] = {}
+    for strip in strips:
+        if strip.chunk.id not in grouped:
+            order.append(strip.chunk.id)
+            grouped[strip.chunk.id] = []
+        grouped[strip.chunk.id].append(strip)
+    return [
+        Source(n=i, chunk=grouped[cid][0].chunk, text=" … ".join(s.text for s in grouped[cid]))
+        for i, cid in enumerate(order, start=1)
+    ]
+
+
+def check_citations(text: str, sources: list[Source]) -> tuple[str, list[Citation], list[str]]:
+    """(answer with unknown markers removed, citations actually used in order, notes)."""
+    valid = {s.n: s for s in sources}
+    used: list[int] = []
+    notes: list[str] = []
+
+    def fix(match: re.Match[str]) -> str:
+        numbers = [int(x) for x in re.split(r"\s*,\s*", match.group(1))]
+        good = [n for n in numbers if n in valid]
+        for n in numbers:
+            if n not in valid:
+                notes.append(f"removed citation [{n}]: there is no source {n}")
+        for n in good:
+            if n not in used:
+                used.append(n)
+        return "".join(f"[{n}]" for n in good)
+
+    cleaned = _MARK.sub(fix, text)
+    cleaned = re.sub(r"[ \t]+([.,;:])", r"\1", cleaned).strip()
+    citations = [
+        Citation(
+            n=n,
+            chunk_id=valid[n].chunk.id,
+            label=valid[n].chunk.cite(),
+            source=valid[n].chunk.source,
+            url=valid[n].chunk.url,
+        )
+        for n in sorted(used)
+    ]
+    return cleaned, citations, notes

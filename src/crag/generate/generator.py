@@ -1,0 +1,115 @@
+"""Generation: an answer in the question's language where every claim cites `[n]`.
+
+The generator sees only numbered sources (the refined strips, grouped by chunk) and is told to
+answer from them alone, cite each sentence, and reply with a fixed marker when they do not
+hold the answer. The marker, not free-text guessing, is what turns into a refusal, and the
+refusal text is ours (in the question's language), naming why. With nothing to read at all
+(INCORRECT and no web search) the model is not called: crag refuses and says why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from crag.generate.citations import Source, check_citations, number_sources
+from crag.generate.language import detect_language, language_name
+from crag.models.llm.base import LLM, ChatRequest
+from crag.models.llm.roles import RoleLLM
+from crag.types import Citation, Strip
+
+__all__ = ["Generated", "Generator", "refusal_text"]
+
+NOT_FOUND = "NOT_FOUND"
+SYSTEM = (
+    "You answer questions using only the numbered sources you are given. "
+    "Write a short answer in {language}. After every sentence, cite the source it comes from "
+    "with its number in square brackets, for example: The bridge opened in 1973 [1]. "
+    f"If the sources do not contain the answer, reply with exactly {NOT_FOUND} and nothing else. "
+    "Do not use anything you know that is not in the sources."
+)
+USER = "Sources:\n{sources}\n\nQuestion: {question}\n\nAnswer in {language}, citing sources as [n]:"
+
+_REFUSALS = {
+    "en": "I don't know: {reason}",
+    "tr": "Bilmiyorum: {reason_tr}",
+}
+_REASONS_TR = {
+    "no_sources": "dizinlenmiş belgelerde bu soruyu yanıtlayan bir bölüm bulunamadı",
+    "model": "bulunan kaynaklar bu sorunun yanıtını içermiyor",
+}
+
+
+def refusal_text(language: str, reason: str, key: str) -> str:
+    template = _REFUSALS.get(language, _REFUSALS["en"])
+    return template.format(reason=reason, reason_tr=_REASONS_TR.get(key, reason))
+
+
+@dataclass(slots=True)
+class Generated:
+    text: str
+    citations: list[Citation]
+    refused: bool
+    language: str
+    sources: list[Source] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Generator:
+    llm: LLM
+    max_tokens: int = 320
+    temperature: float = 0.0
+
+    def generate(
+        self,
+        question: str,
+        strips: list[Strip],
+        *,
+        refuse_reason: str = "",
+        on_token: Callable[[str], None] | None = None,
+    ) -> Generated:
+        language = detect_language(question)
+        sources = number_sources(strips)
+        if not sources:
+            reason = refuse_reason or "no indexed passage answers this question"
+            return Generated(
+                refusal_text(language, reason, "no_sources"), [], True, language, sources
+            )
+        name = language_name(language)
+        listing = "\n\n".join(f"[{s.n}] {s.text}" for s in sources)
+        request = ChatRequest.of(
+            SYSTEM.format(language=name),
+            USER.format(sources=listing, question=question.strip(), language=name),
+            max_tokens=self.max_tokens,
+            temperature=self.temperature,
+        )
+        result = self._call(request, on_token)
+        raw = result.text.strip()
+        if not raw:
+            return Generated(
+                refusal_text(language, "the model returned an empty answer", "model"),
+                [],
+                True,
+                language,
+                sources,
+                ["generator returned empty output"],
+            )
+        if raw.upper().startswith(NOT_FOUND) or raw.upper().strip(" .") == NOT_FOUND:
+            reason = "the retrieved sources do not contain the answer"
+            return Generated(refusal_text(language, reason, "model"), [], True, language, sources)
+        text, citations, notes = check_citations(raw.replace(NOT_FOUND, "").strip(), sources)
+        if not citations:
+            notes.append("the answer cites no source")
+        if result.finish_reason == "length":
+            notes.append(f"answer cut at max_tokens={self.max_tokens}")
+        return Generated(text, citations, False, language, sources, notes)
+
+    def _call(self, request: ChatRequest, on_token: Callable[[str], None] | None):  # type: ignore[no-untyped-def]
+        if isinstance(self.llm, RoleLLM):
+            if on_token is not None:
+                return self.llm.stream(request, on_token, purpose="generate")
+            return self.llm.chat(request, purpose="generate")
+        from crag.models.llm.base import stream_chat
+
+        return stream_chat(self.llm, request, on_token)

@@ -1,0 +1,80 @@
+"""Build a `Pipeline` from settings: the one place where components are constructed.
+
+Everything else receives its parts; this factory is what `crag ask`, the server and the
+benchmarks call. Roles that name the same local model share one loaded llama.cpp server.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from crag.config import LLMRoleSettings, Settings
+from crag.models.llm import LLM, LlamaCppLLM, RoleLLM
+from crag.pipeline.runner import Pipeline
+from crag.pipeline.state import Components
+
+__all__ = ["build_pipeline", "make_llm"]
+
+
+def make_llm(role: LLMRoleSettings, models_dir: Path) -> LLM:
+    """An LLM for one role's settings (providers beyond 'local' come with the providers issue)."""
+    if role.provider == "local":
+        return LlamaCppLLM(
+            role.model,
+            models_dir=models_dir,
+            ctx_per_slot=role.ctx_per_slot,
+            parallel=role.parallel,
+            threads=role.threads,
+        )
+    raise ValueError(f"unknown provider {role.provider!r}")  # pragma: no cover - validated
+
+
+def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline:
+    """A pipeline over an open `Index`; keyword `overrides` replace built components."""
+    from crag.evaluate import ActionTrigger, LLMJudge
+    from crag.generate import Generator
+    from crag.index.retriever import HybridRetriever
+    from crag.models.reranker import make_reranker
+    from crag.refine import Refiner
+
+    models_dir = settings.llm.models_dir or settings.data_dir / "models"
+    llms: dict[tuple[str, str], LLM] = {}
+
+    def llm_for(role: LLMRoleSettings) -> LLM:
+        key = (role.provider, role.model)
+        if key not in llms:
+            llms[key] = make_llm(role, models_dir)
+        return llms[key]
+
+    grader = RoleLLM("grader", llm_for(settings.llm.grader))
+    generator = RoleLLM("generator", llm_for(settings.llm.generator))
+    thresholds = settings.evaluate.thresholds(settings.collection)
+    evaluator = overrides.pop("evaluator", None) or LLMJudge(
+        grader, concurrency=settings.evaluate.concurrency
+    )
+    floor = settings.refine.floor if settings.refine.floor is not None else thresholds.lower
+    parts: dict[str, Any] = {
+        "retriever": HybridRetriever(index, settings.retrieval),
+        "reranker": make_reranker(settings.rerank.model) if settings.rerank.model else None,
+        "evaluator": evaluator,
+        "trigger": ActionTrigger(upper=thresholds.upper, lower=thresholds.lower),
+        "refiner": Refiner(
+            evaluator,
+            mode=settings.refine.mode,
+            top_k=settings.refine.top_k,
+            floor=floor,
+            excerpt_sentences=settings.refine.excerpt_sentences,
+            excerpt_chars=settings.refine.excerpt_chars,
+            window_words=settings.refine.window_words,
+        ),
+        "generator": Generator(
+            generator,
+            max_tokens=settings.generate.max_tokens,
+            temperature=settings.generate.temperature,
+        ),
+        "retrieve_k": settings.retrieval.top_k,
+        "rerank_k": settings.rerank.top_k,
+    }
+    parts.update(overrides)
+    return Pipeline(Components(**parts))

@@ -1,0 +1,131 @@
+"""Graph nodes: each calls one component and records what it did in the trace.
+
+Nodes hold no logic of their own beyond choosing inputs from the state; timing and model
+calls of each stage go into `trace.stages_ms` and `trace.calls`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from crag.models.llm.roles import recording_calls
+from crag.models.reranker import rerank
+from crag.pipeline.state import Components, CragState
+from crag.types import Strip, Trace, Verdict
+
+__all__ = ["make_nodes"]
+
+
+@contextmanager
+def _stage(trace: Trace, name: str) -> Iterator[None]:
+    started = time.perf_counter()
+    with recording_calls() as calls:
+        try:
+            yield
+        finally:
+            trace.calls.extend(calls)
+            ms = (time.perf_counter() - started) * 1000
+            trace.stages_ms[name] = trace.stages_ms.get(name, 0.0) + ms
+
+
+def _hit(h: Any) -> dict[str, Any]:
+    return {"id": h.id, "score": round(h.score, 6), "cite": h.chunk.cite(), "scores": h.scores}
+
+
+def _strip(s: Strip, kept: bool) -> dict[str, Any]:
+    return {"chunk_id": s.chunk.id, "score": round(s.score, 4), "kept": kept, "text": s.text}
+
+
+def make_nodes(c: Components) -> dict[str, Callable[[CragState], dict[str, Any]]]:
+    def retrieve(state: CragState) -> dict[str, Any]:
+        trace = state["trace"]
+        with _stage(trace, "retrieve"):
+            hits = c.retriever.search(state["question"], k=c.retrieve_k)
+        trace.retrieved = [_hit(h) for h in hits]
+        return {"retrieved": hits}
+
+    def rerank_node(state: CragState) -> dict[str, Any]:
+        trace = state["trace"]
+        with _stage(trace, "rerank"):
+            if c.reranker is None:
+                top = state["retrieved"][: c.rerank_k]
+            else:
+                top = rerank(c.reranker, state["question"], state["retrieved"], c.rerank_k)
+        trace.reranked = [_hit(h) for h in top]
+        return {"reranked": top}
+
+    def evaluate(state: CragState) -> dict[str, Any]:
+        trace = state["trace"]
+        hits = state["reranked"]
+        with _stage(trace, "evaluate"):
+            scores = c.evaluator.score(state["question"], [h.chunk.text for h in hits])
+            verdict = c.trigger.decide(scores)
+        trace.evaluations = [
+            {"id": h.id, "score": round(s, 4), "cite": h.chunk.cite()}
+            for h, s in zip(hits, scores, strict=True)
+        ]
+        trace.verdict = verdict.value
+        trace.thresholds = {"upper": c.trigger.upper, "lower": c.trigger.lower}
+        return {"scores": scores, "verdict": verdict}
+
+    def refine(state: CragState) -> dict[str, Any]:
+        trace = state["trace"]
+        hits = state["reranked"]
+        known = {h.id: s for h, s in zip(hits, state["scores"], strict=True)}
+        chunks = [h.chunk for h in hits]
+        if state["verdict"] is Verdict.AMBIGUOUS:
+            # Keep only chunks the evaluator did not reject outright.
+            chunks = [h.chunk for h in hits if known[h.id] >= c.trigger.lower] or chunks
+        with _stage(trace, "refine"):
+            kept, scored = c.refiner.refine(state["question"], chunks, known)
+        kept_ids = {s.order for s in kept}
+        trace.strips = [_strip(s, s.order in kept_ids) for s in scored]
+        return {"strips": kept}
+
+    def web_search(state: CragState) -> dict[str, Any]:
+        trace = state["trace"]
+        if c.web is None:
+            scores = state.get("scores") or []
+            best = max(scores, default=0.0)
+            reason = (
+                f"the best retrieved passage scored {best:.2f}, below the {c.trigger.lower:.2f} "
+                "needed to trust it, and web search is not configured"
+                if state["verdict"] is Verdict.INCORRECT
+                else "web search is not configured"
+            )
+            trace.notes.append(f"web search skipped: {reason}")
+            return {"web_strips": [], "refuse_reason": reason}
+        with _stage(trace, "web_search"):
+            strips = c.web.search(state["question"])
+        return {"web_strips": strips}
+
+    def generate(state: CragState) -> dict[str, Any]:
+        from langgraph.config import get_stream_writer
+
+        trace = state["trace"]
+        writer = get_stream_writer()
+        if trace.mode == "rag":
+            strips = [Strip(h.chunk.text, h.chunk, i) for i, h in enumerate(state["reranked"])]
+        else:
+            strips = list(state.get("strips") or []) + list(state.get("web_strips") or [])
+        with _stage(trace, "generate"):
+            generated = c.generator.generate(
+                state["question"],
+                strips,
+                refuse_reason=state.get("refuse_reason", ""),
+                on_token=lambda t: writer({"token": t}),
+            )
+        trace.notes.extend(generated.notes)
+        return {"generated": generated}
+
+    return {
+        "retrieve": retrieve,
+        "rerank": rerank_node,
+        "evaluate": evaluate,
+        "refine": refine,
+        "web_search": web_search,
+        "generate": generate,
+    }

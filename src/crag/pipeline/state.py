@@ -1,0 +1,54 @@
+"""The typed state that flows through the graph, and the components the graph wires."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol, TypedDict
+
+from crag.evaluate.base import RetrievalEvaluator
+from crag.evaluate.trigger import ActionTrigger
+from crag.generate.generator import Generated, Generator
+from crag.models.reranker import Reranker
+from crag.refine.strips import Refiner
+from crag.types import ScoredChunk, Strip, Trace, Verdict
+
+__all__ = ["Components", "CragState", "Retriever", "WebSearch"]
+
+
+class Retriever(Protocol):
+    def search(self, query: str, k: int | None = None) -> list[ScoredChunk]: ...
+
+
+class WebSearch(Protocol):
+    """Filled by the web-search issue: question → refined web strips."""
+
+    def search(self, question: str) -> list[Strip]: ...
+
+
+class CragState(TypedDict, total=False):
+    question: str
+    trace: Trace
+    retrieved: list[ScoredChunk]
+    reranked: list[ScoredChunk]
+    scores: list[float]
+    verdict: Verdict
+    strips: list[Strip]
+    web_strips: list[Strip]
+    refuse_reason: str
+    generated: Generated
+
+
+@dataclass(slots=True)
+class Components:
+    """Everything the graph calls. Built by `crag.pipeline.build` from settings, or by hand."""
+
+    retriever: Retriever
+    evaluator: RetrievalEvaluator
+    trigger: ActionTrigger
+    refiner: Refiner
+    generator: Generator
+    reranker: Reranker | None = None
+    web: WebSearch | None = None
+    retrieve_k: int = 20
+    rerank_k: int = 5
+    extra: dict[str, Any] | None = None

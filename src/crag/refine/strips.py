@@ -1,0 +1,132 @@
+"""Knowledge refinement: decompose retrieved chunks into strips, score them, recompose.
+
+CRAG's decompose-then-recompose (Yan et al. 2024, §4.4), in the three modes of the official
+code (`CRAG/scripts/internal_knowledge_preparation.py`):
+
+- `selection`: each chunk is one strip (whole-passage selection);
+- `excerption`: runs of three sentences (`excerpt_sentences`), never longer than
+  `excerpt_chars` (sentences are cut at `.`/`!`/`?` followed by a space and a capital or
+  digit, or at a line break; Markdown headings are dropped, they hold no answer);
+- `fixed_num`: fixed windows of `window_words` words (50 in the paper).
+
+Every strip is scored by the same retrieval evaluator as the chunks; the top `top_k` strips
+at or above `floor` are kept and recomposed in reading order (chunk rank, then position in the
+chunk), so the generator reads them in a stable, sensible order. Irrelevant sentences inside a
+relevant chunk are dropped before they can distract a small generator.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from crag.evaluate.base import RetrievalEvaluator
+from crag.types import Chunk, Strip
+
+__all__ = ["RefineMode", "Refiner", "decompose", "sentences"]
+
+RefineMode = Literal["selection", "excerption", "fixed_num"]
+_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[A-ZÀ-ÖØ-ÞÇĞİÖŞÜ0-9])|\n\s*\n")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
+
+
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:Dr|Mr|Mrs|Ms|Prof|St|Sr|Jr|No|vs|etc|e\.g|i\.e|Inc|Ltd|Co)|\b[A-Z])\.$"
+)
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of `text`, whitespace collapsed, Markdown heading lines removed."""
+    text = _HEADING.sub("\n\n", text)
+    out: list[str] = []
+    for piece in _SENTENCE_END.split(text):
+        piece = " ".join(piece.split()) if piece else ""
+        if not piece:
+            continue
+        if out and _ABBREVIATION.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"  # "Dr." / "J." ended no sentence
+        else:
+            out.append(piece)
+    return out
+
+
+def _excerpts(text: str, per_strip: int, max_chars: int) -> list[str]:
+    out: list[str] = []
+    group: list[str] = []
+    for sentence in sentences(text):
+        if group and (len(group) >= per_strip or len(" ".join(group)) + len(sentence) > max_chars):
+            out.append(" ".join(group))
+            group = []
+        group.append(sentence)
+    if group:
+        out.append(" ".join(group))
+    return out
+
+
+def decompose(
+    chunks: list[Chunk],
+    mode: RefineMode,
+    *,
+    excerpt_sentences: int = 3,
+    excerpt_chars: int = 600,
+    window_words: int = 50,
+) -> list[Strip]:
+    """Split chunks into strips; `order` numbers them in reading order across all chunks."""
+    strips: list[Strip] = []
+    for chunk in chunks:
+        if mode == "selection":
+            pieces = [chunk.text]
+        elif mode == "excerption":
+            pieces = _excerpts(chunk.text, excerpt_sentences, excerpt_chars)
+        elif mode == "fixed_num":
+            words = chunk.text.split()
+            pieces = [
+                " ".join(words[i : i + window_words]) for i in range(0, len(words), window_words)
+            ]
+        else:
+            raise ValueError(f"refine.mode must be selection, excerption or fixed_num: {mode!r}")
+        for piece in pieces:
+            if piece.strip():
+                strips.append(Strip(text=piece.strip(), chunk=chunk, order=len(strips)))
+    return strips
+
+
+@dataclass(slots=True)
+class Refiner:
+    """Decompose → score → keep top k above the floor → recompose in reading order."""
+
+    evaluator: RetrievalEvaluator
+    mode: RefineMode = "excerption"
+    top_k: int = 5
+    floor: float = 0.0
+    excerpt_sentences: int = 3
+    excerpt_chars: int = 600
+    window_words: int = 50
+
+    def refine(
+        self, question: str, chunks: list[Chunk], known: dict[str, float] | None = None
+    ) -> tuple[list[Strip], list[Strip]]:
+        """Return (kept strips in reading order, all scored strips).
+
+        `known` maps chunk ids to scores the evaluator already gave the whole chunk; in
+        `selection` mode a strip is the whole chunk, so those are reused, not recomputed.
+        """
+        strips = decompose(
+            chunks,
+            self.mode,
+            excerpt_sentences=self.excerpt_sentences,
+            excerpt_chars=self.excerpt_chars,
+            window_words=self.window_words,
+        )
+        if not strips:
+            return [], []
+        known = known or {}
+        if self.mode == "selection" and all(s.chunk.id in known for s in strips):
+            scores = [known[s.chunk.id] for s in strips]
+        else:
+            scores = self.evaluator.score(question, [s.text for s in strips])
+        scored = [replace(s, score=float(v)) for s, v in zip(strips, scores, strict=True)]
+        best = sorted(scored, key=lambda s: (-s.score, s.order))
+        kept = [s for s in best[: self.top_k] if s.score >= self.floor]
+        return sorted(kept, key=lambda s: s.order), scored

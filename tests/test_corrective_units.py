@@ -1,0 +1,129 @@
+"""Fast checks of the corrective pieces that need no model: the trigger rule, probability
+reading, strips, citation checking, language, packaged-model resolution."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from crag.errors import ModelLoadError
+from crag.evaluate import ActionTrigger, yes_probability
+from crag.generate import check_citations, detect_language, number_sources
+from crag.models.llm.packaged import resolve_gguf
+from crag.refine import Refiner, decompose
+from crag.refine.strips import sentences
+from crag.types import Chunk, Strip, Verdict
+
+
+def chunk(text: str, i: int = 0) -> Chunk:
+    return Chunk(
+        id=f"c{i}", text=text, source=f"/docs/f{i}.txt", doc_id="text", position=0, start=0,
+        end=len(text),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("scores", "verdict"),
+    [
+        ([0.9, 0.1], Verdict.CORRECT),  # any >= upper
+        ([0.7], Verdict.CORRECT),  # boundary counts as CORRECT
+        ([0.1, 0.29], Verdict.INCORRECT),  # all < lower
+        ([], Verdict.INCORRECT),
+        ([0.3, 0.1], Verdict.AMBIGUOUS),  # lower is inclusive for "not incorrect"
+        ([0.5, 0.69], Verdict.AMBIGUOUS),
+    ],
+)
+def test_trigger_is_the_paper_rule(scores: list[float], verdict: Verdict) -> None:
+    assert ActionTrigger(upper=0.7, lower=0.3).decide(scores) is verdict
+
+
+def test_trigger_rejects_crossed_thresholds() -> None:
+    with pytest.raises(ValueError, match="lower <= upper"):
+        ActionTrigger(upper=0.2, lower=0.5)
+
+
+def test_yes_probability_sums_spellings_and_normalises() -> None:
+    lp = {"Yes": math.log(0.3), " yes": math.log(0.1), "No": math.log(0.4), "The": -1.0}
+    assert yes_probability(lp) == pytest.approx(0.5)
+    assert yes_probability({"The": -0.1}) is None
+    assert yes_probability({}) is None
+
+
+def test_sentences_keep_abbreviations_and_drop_headings() -> None:
+    text = "# Title\n\nDr. Smith came at 5 p.m. He left. Then J. R. R. Tolkien wrote! Why? 3 men."
+    assert sentences(text) == [
+        "Dr. Smith came at 5 p.m.",
+        "He left.",
+        "Then J. R. R. Tolkien wrote!",
+        "Why?",
+        "3 men.",
+    ]
+
+
+def test_decompose_modes() -> None:
+    text = " ".join(f"Sentence number {i} is here." for i in range(7))
+    c = chunk(text)
+    assert [s.text for s in decompose([c], "selection")] == [text]
+    ex = decompose([c], "excerption")
+    assert len(ex) == 3 and ex[0].text.count(".") == 3
+    words = " ".join(f"w{i}" for i in range(120))
+    fixed = decompose([chunk(words)], "fixed_num", window_words=50)
+    assert [len(s.text.split()) for s in fixed] == [50, 50, 20]
+    assert [s.order for s in ex] == [0, 1, 2]
+    with pytest.raises(ValueError, match="refine.mode"):
+        decompose([c], "bogus")  # type: ignore[arg-type]
+
+
+class KeywordScorer:
+    """A deterministic evaluator for refinement order tests (the LLM judge is tested live)."""
+
+    name = "keyword"
+
+    def score(self, question: str, passages: list[str]) -> list[float]:
+        return [0.9 if "answer" in p else 0.1 for p in passages]
+
+
+def test_refiner_keeps_top_k_above_floor_in_reading_order() -> None:
+    c1 = chunk("Noise one. The answer is here. More noise.", 1)
+    c2 = chunk("Another answer sits here. Noise again.", 2)
+    refiner = Refiner(KeywordScorer(), mode="excerption", top_k=5, floor=0.5)
+    refiner_one = Refiner(KeywordScorer(), mode="fixed_num", window_words=3, top_k=2, floor=0.5)
+    kept, scored = refiner.refine("q", [c1, c2])
+    assert [s.chunk.id for s in kept] == ["c1", "c2"]  # reading order, both above floor
+    kept, scored = refiner_one.refine("q", [c1, c2])
+    assert len(kept) == 2 and all("answer" in s.text for s in kept)
+    assert [s.order for s in kept] == sorted(s.order for s in kept)
+    # selection mode reuses the chunk scores it is given instead of re-scoring
+    sel = Refiner(KeywordScorer(), mode="selection", top_k=1, floor=0.0)
+    kept, _ = sel.refine("q", [c1, c2], known={"c1": 0.2, "c2": 0.8})
+    assert [s.chunk.id for s in kept] == ["c2"]
+
+
+def test_citations_point_at_real_sources_and_bad_markers_are_removed() -> None:
+    c1, c2 = chunk("Alpha.", 1), chunk("Beta.", 2)
+    strips = [Strip("Alpha.", c1, 0), Strip("Beta.", c2, 1), Strip("Alpha 2.", c1, 2)]
+    sources = number_sources(strips)
+    assert [(s.n, s.chunk.id) for s in sources] == [(1, "c1"), (2, "c2")]
+    assert sources[0].text == "Alpha. … Alpha 2."
+    text, cites, notes = check_citations("A is alpha [1]. B is beta [2, 7]. C [9].", sources)
+    assert text == "A is alpha [1]. B is beta [2]. C."
+    assert [c.n for c in cites] == [1, 2] and cites[0].chunk_id == "c1"
+    assert cites[0].label.startswith("/docs/f1.txt")
+    assert len(notes) == 2 and "[7]" in notes[0]
+
+
+def test_language_detection() -> None:
+    assert detect_language("Boğaziçi Köprüsü ne zaman açıldı?") == "tr"
+    assert detect_language("When did the first bridge over the Bosphorus open?") == "en"
+    assert detect_language("Wann wurde die erste Brücke über den Rhein gebaut?") == "de"
+
+
+def test_resolve_gguf_errors_name_the_model(tmp_path: Path) -> None:
+    with pytest.raises(ModelLoadError, match="neither a packaged model"):
+        resolve_gguf("no-such-model", tmp_path)
+    bad = tmp_path / "bad.gguf"
+    bad.write_bytes(b"NOPE" + b"\0" * 10)
+    with pytest.raises(ModelLoadError, match="not a GGUF file"):
+        resolve_gguf(str(bad), tmp_path)

@@ -1,0 +1,117 @@
+"""The local LLM runtime, the judge and the generator against the real packaged 0.5B model."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from crag.errors import LLMError
+from crag.evaluate import LLMJudge
+from crag.generate import Generator
+from crag.models.llm import ChatRequest, ChatResult, RoleLLM, recording_calls
+from crag.models.llm.packaged import PACKAGED_MODELS
+from crag.types import Chunk, Strip
+
+pytestmark = pytest.mark.slow
+
+EIFFEL = "The Eiffel Tower is a wrought-iron lattice tower in Paris, France, completed in 1889."
+BEES = "Honey bees communicate the direction of flowers with the waggle dance."
+
+
+def test_assembled_model_matches_the_pinned_sha(llm) -> None:
+    path = Path(llm._models_dir) / PACKAGED_MODELS["qwen2.5-coder-0.5b"].filename
+    assert path.stat().st_size == PACKAGED_MODELS["qwen2.5-coder-0.5b"].size
+    assert (path.with_name(path.name + ".sha256")).read_text() == hashlib.sha256(
+        path.read_bytes()
+    ).hexdigest()
+
+
+def test_chat_returns_text_tokens_and_logprobs(llm) -> None:
+    result = llm.chat(
+        ChatRequest.of("Reply with one word.", "Is Paris in France? Yes or No?", max_tokens=1,
+                       top_logprobs=5)
+    )  # fmt: skip
+    assert result.text.strip()
+    assert result.prompt_tokens > 5 and result.completion_tokens == 1
+    assert len(result.first_token_logprobs) >= 2
+    assert all(lp <= 0.0 for lp in result.first_token_logprobs.values())
+
+
+def test_stream_delivers_tokens_that_add_up(llm) -> None:
+    pieces: list[str] = []
+    result = llm.stream(
+        ChatRequest.of("Be brief.", "Count from 1 to 5.", max_tokens=24), pieces.append
+    )
+    assert len(pieces) > 1 and "".join(pieces) == result.text
+    assert result.completion_tokens > 1
+
+
+def test_role_records_calls(llm) -> None:
+    grader = RoleLLM("grader", llm)
+    with recording_calls() as calls:
+        LLMJudge(grader, concurrency=2).score("Where is the Eiffel Tower?", [EIFFEL, BEES])
+    assert [c.role for c in calls] == ["grader", "grader"]
+    assert all(c.purpose == "evaluate" and c.latency_ms > 0 and c.prompt_tokens for c in calls)
+
+
+def test_judge_prefers_the_passage_with_the_answer(llm) -> None:
+    scores = LLMJudge(llm).score("Where is the Eiffel Tower?", [EIFFEL, BEES])
+    assert all(0.0 <= s <= 1.0 for s in scores)
+    assert scores[0] > scores[1]
+
+
+class Mangled:
+    """Wraps the real model and damages its output: what a misbehaving provider returns."""
+
+    def __init__(self, llm, text: str | None, logprobs: bool) -> None:
+        self.llm, self.text, self.logprobs, self.name = llm, text, logprobs, "mangled"
+
+    def chat(self, request: ChatRequest) -> ChatResult:
+        result = self.llm.chat(request)
+        return replace(
+            result,
+            text=result.text if self.text is None else self.text,
+            first_token_logprobs=result.first_token_logprobs if self.logprobs else {},
+        )
+
+
+def test_judge_without_logprobs_or_with_garbage(llm) -> None:
+    assert LLMJudge(Mangled(llm, "Yes.", False)).score("q", [EIFFEL]) == [1.0]
+    judge = LLMJudge(Mangled(llm, "<|garbage|>", False))
+    assert judge.score("q", [EIFFEL, BEES]) == [0.5, 0.5]
+    assert judge.unjudged == 2
+
+
+def _strip(text: str, i: int) -> Strip:
+    c = Chunk(id=f"id{i}", text=text, source=f"/kb/doc{i}.md", doc_id="text", position=0, start=0,
+              end=len(text))  # fmt: skip
+    return Strip(text, c, i)
+
+
+def test_generator_answers_with_citations_to_given_sources(llm) -> None:
+    gen = Generator(llm, max_tokens=80)
+    out = gen.generate("In which city is the Eiffel Tower?", [_strip(EIFFEL, 0), _strip(BEES, 1)])
+    assert not out.refused
+    assert "Paris" in out.text
+    assert {c.chunk_id for c in out.citations} <= {"id0", "id1"}
+
+
+def test_generator_refuses_without_sources_and_on_empty_output(llm) -> None:
+    out = Generator(llm).generate("Who won?", [], refuse_reason="nothing scored above 0.2")
+    assert out.refused and "nothing scored above 0.2" in out.text
+    assert Generator(llm).generate("Kim kazandı?", []).text.startswith("Bilmiyorum")
+    empty = Generator(Mangled(llm, "   ", True)).generate("q?", [_strip(EIFFEL, 0)])
+    assert empty.refused and "empty" in empty.text
+
+
+def test_not_found_marker_becomes_a_refusal(llm) -> None:
+    out = Generator(Mangled(llm, "NOT_FOUND", True)).generate("q?", [_strip(EIFFEL, 0)])
+    assert out.refused and out.text.startswith("I don't know")
+
+
+def test_provider_error_is_an_llm_error(llm) -> None:
+    with pytest.raises(LLMError):
+        llm.chat(ChatRequest.of("s", "x " * 20000, max_tokens=1))  # longer than the context
