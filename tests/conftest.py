@@ -77,6 +77,16 @@ def llm():
 
 
 @pytest.fixture(scope="session")
+def generator_llm():
+    """The packaged Qwen2.5-Coder-1.5B, crag's default generator, loaded once."""
+    from crag.models.llm import LlamaCppLLM
+
+    model = LlamaCppLLM("qwen2.5-coder-1.5b", models_dir=MODELS_DIR, ctx_per_slot=4096, parallel=1)
+    model.load()
+    return model
+
+
+@pytest.fixture(scope="session")
 def sample_index(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder):
     """The shipped sample corpus, ingested once into a session index."""
     from crag.ingest.ingestor import Ingestor

@@ -91,8 +91,8 @@ def _strip(text: str, i: int) -> Strip:
     return Strip(text, c, i)
 
 
-def test_generator_answers_with_citations_to_given_sources(llm) -> None:
-    gen = Generator(llm, max_tokens=80)
+def test_generator_answers_with_citations_to_given_sources(generator_llm) -> None:
+    gen = Generator(generator_llm, max_tokens=80)
     out = gen.generate("In which city is the Eiffel Tower?", [_strip(EIFFEL, 0), _strip(BEES, 1)])
     assert not out.refused
     assert "Paris" in out.text
@@ -105,6 +105,13 @@ def test_generator_refuses_without_sources_and_on_empty_output(llm) -> None:
     assert Generator(llm).generate("Kim kazandı?", []).text.startswith("Bilmiyorum")
     empty = Generator(Mangled(llm, "   ", True)).generate("q?", [_strip(EIFFEL, 0)])
     assert empty.refused and "empty" in empty.text
+
+
+def test_generator_refuses_when_sources_miss_the_answer(generator_llm) -> None:
+    out = Generator(generator_llm, max_tokens=40).generate(
+        "What is the boiling point of tungsten?", [_strip(BEES, 0)]
+    )
+    assert out.refused and not out.citations
 
 
 def test_not_found_marker_becomes_a_refusal(llm) -> None:

@@ -120,8 +120,7 @@ class LLMRoleSettings(BaseModel):
     model: str = Field(
         "qwen2.5-coder-0.5b",
         description=(
-            "Packaged 'qwen2.5-coder-0.5b' (default) or 'qwen2.5-coder-1.5b' "
-            "(pip install 'crag[large]'), or a path to a .gguf file."
+            "Packaged 'qwen2.5-coder-0.5b' or 'qwen2.5-coder-1.5b', or a path to a .gguf file."
         ),
     )
     ctx_per_slot: int = Field(4096, ge=512, description="Context tokens per parallel slot.")
@@ -129,11 +128,20 @@ class LLMRoleSettings(BaseModel):
     threads: int | None = Field(None, ge=1, description="CPU threads; default: all cores.")
 
 
+def _generator_default() -> LLMRoleSettings:
+    return LLMRoleSettings(model="qwen2.5-coder-1.5b", parallel=1)
+
+
 class LLMSettings(BaseModel):
-    """Two roles, as in the seed's dual-model design: a fast grader and a strong generator."""
+    """Two roles, as in the seed's dual-model design: a fast grader and a strong generator.
+
+    Defaults: the 0.5B model grades (one token per passage, speed matters most), the 1.5B model
+    writes the answer — the 0.5B model does not follow the cite-or-refuse instructions (it
+    answered NOT_FOUND to every question in our checks), the 1.5B model does.
+    """
 
     grader: LLMRoleSettings = Field(default_factory=LLMRoleSettings)
-    generator: LLMRoleSettings = Field(default_factory=LLMRoleSettings)
+    generator: LLMRoleSettings = Field(default_factory=_generator_default)
     models_dir: Path | None = Field(
         None, description="Where packaged GGUF files are assembled; default <data_dir>/models."
     )

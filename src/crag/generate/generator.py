@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from crag.generate.citations import Source, check_citations, number_sources
 from crag.generate.language import detect_language, language_name
-from crag.models.llm.base import LLM, ChatRequest
+from crag.models.llm.base import LLM, ChatRequest, Message
 from crag.models.llm.roles import RoleLLM
 from crag.types import Citation, Strip
 
@@ -22,13 +22,26 @@ __all__ = ["Generated", "Generator", "refusal_text"]
 
 NOT_FOUND = "NOT_FOUND"
 SYSTEM = (
-    "You answer questions using only the numbered sources you are given. "
-    "Write a short answer in {language}. After every sentence, cite the source it comes from "
-    "with its number in square brackets, for example: The bridge opened in 1973 [1]. "
-    f"If the sources do not contain the answer, reply with exactly {NOT_FOUND} and nothing else. "
-    "Do not use anything you know that is not in the sources."
+    "You answer questions using only the numbered sources. Write one to three sentences in "
+    "{language}. End every sentence with the number of the source it comes from in square "
+    f"brackets. If the sources do not answer the question, reply {NOT_FOUND}."
 )
-USER = "Sources:\n{sources}\n\nQuestion: {question}\n\nAnswer in {language}, citing sources as [n]:"
+# One worked answer and one worked refusal: small models follow an example far better than an
+# instruction (measured on the packaged Qwen2.5-Coder models; see the README).
+EXAMPLES = (
+    Message(
+        "user",
+        "Sources:\n[1] The Golden Gate Bridge opened on May 27, 1937. It spans the Golden Gate "
+        "strait.\n\n[2] Paris is the capital of France.\n\n"
+        "Question: When did the Golden Gate Bridge open?",
+    ),
+    Message("assistant", "The Golden Gate Bridge opened on May 27, 1937 [1]."),
+    Message(
+        "user", "Sources:\n[1] Paris is the capital of France.\n\nQuestion: Who invented the radio?"
+    ),
+    Message("assistant", NOT_FOUND),
+)
+USER = "Sources:\n{sources}\n\nQuestion: {question}"
 
 _REFUSALS = {
     "en": "I don't know: {reason}",
@@ -78,9 +91,12 @@ class Generator:
             )
         name = language_name(language)
         listing = "\n\n".join(f"[{s.n}] {s.text}" for s in sources)
-        request = ChatRequest.of(
-            SYSTEM.format(language=name),
-            USER.format(sources=listing, question=question.strip(), language=name),
+        request = ChatRequest(
+            messages=(
+                Message("system", SYSTEM.format(language=name)),
+                *EXAMPLES,
+                Message("user", USER.format(sources=listing, question=question.strip())),
+            ),
             max_tokens=self.max_tokens,
             temperature=self.temperature,
         )
@@ -95,7 +111,7 @@ class Generator:
                 sources,
                 ["generator returned empty output"],
             )
-        if raw.upper().startswith(NOT_FOUND) or raw.upper().strip(" .") == NOT_FOUND:
+        if NOT_FOUND in raw.upper().replace(" ", "_") and not check_citations(raw, sources)[1]:
             reason = "the retrieved sources do not contain the answer"
             return Generated(refusal_text(language, reason, "model"), [], True, language, sources)
         text, citations, notes = check_citations(raw.replace(NOT_FOUND, "").strip(), sources)

