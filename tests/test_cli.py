@@ -62,3 +62,29 @@ def test_friendly_errors(tmp_path: Path) -> None:
     assert bad_env.returncode == 1 and "retrieval.top_k" in bad_env.stderr
     missing = crag("ingest", str(tmp_path / "nowhere.txt"), data_dir=data)
     assert missing.returncode == 2 and "nowhere.txt" in missing.stderr
+
+
+def test_ask_json_trace_and_graph(tmp_path: Path) -> None:
+    from tests.conftest import MODELS_DIR
+
+    data = tmp_path / "data"
+    env = {"CRAG_LLM__MODELS_DIR": str(MODELS_DIR)}
+    empty = crag("ask", "anything?", data_dir=data, **env)
+    assert empty.returncode == 1 and "empty" in empty.stderr and "crag ingest" in empty.stderr
+    assert crag("ingest", str(SAMPLE), data_dir=data).returncode == 0
+    question = "When was the telephone patented?"
+    out = crag("ask", question, "--json", data_dir=data, **env)
+    assert out.returncode == 0, out.stderr
+    answer = json.loads(out.stdout)
+    assert answer["question"] == question and answer["verdict"] in {"correct", "ambiguous"}
+    trace = answer["trace"]
+    assert len(trace["evaluations"]) == 5 and trace["stages_ms"]["generate"] > 0
+    assert {c["role"] for c in trace["calls"]} <= {"grader", "generator"}
+    for c in answer["citations"]:
+        assert f"[{c['n']}]" in answer["answer"] and Path(c["source"]).exists()
+    shown = crag("ask", question, "--trace", "--mode", "rag", data_dir=data, **env)
+    assert shown.returncode == 0 and "stages" in shown.stdout and "mode rag" in shown.stdout
+    bad = crag("ask", question, "--mode", "nope", data_dir=data, **env)
+    assert bad.returncode == 1 and "--mode" in bad.stderr
+    graph = crag("graph", data_dir=data)
+    assert graph.returncode == 0 and "evaluate -.-> web_search" in graph.stdout

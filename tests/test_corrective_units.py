@@ -127,3 +127,30 @@ def test_resolve_gguf_errors_name_the_model(tmp_path: Path) -> None:
     bad.write_bytes(b"NOPE" + b"\0" * 10)
     with pytest.raises(ModelLoadError, match="not a GGUF file"):
         resolve_gguf(str(bad), tmp_path)
+
+
+def test_support_check_catches_answers_from_memory() -> None:
+    from crag.generate.support import supported_sentences
+
+    sources = {
+        1: "Foragers tell their nest mates where flowers are with the waggle dance.",
+        3: "The Lighthouse of Alexandria was built by the Ptolemaic Kingdom.",
+    }
+    wrong = supported_sentences(
+        "Tungsten boils at approximately 3400 °C [3].", "What is the boiling point of tungsten?",
+        sources,
+    )  # fmt: skip
+    assert [c.support for c in wrong] == [0.0] and wrong[0].cited == (3,)
+    right = supported_sentences(
+        "They use the waggle dance [1]. Built by the Ptolemaic Kingdom [3].",
+        "How do bees tell where flowers are?",
+        sources,
+    )
+    assert all(c.support >= 0.5 for c in right)
+    crossed = supported_sentences("They use the waggle dance [3].", "How do bees?", sources)
+    assert crossed[0].support < 0.5  # right fact, wrong source
+    turkish = supported_sentences(
+        "Köprü 1973'te açıldı [1].", "Köprü ne zaman açıldı?",
+        {1: "Boğaziçi Köprüsü 30 Ekim 1973'te açıldı."}, "tr",
+    )  # fmt: skip
+    assert turkish[0].support == 1.0

@@ -160,11 +160,17 @@ class Thresholds(BaseModel):
 
 class EvaluateSettings(BaseModel):
     method: Literal["llm"] = Field("llm", description="'llm': Yes/No log-probability judge.")
+    # Chosen by bench/evaluator.py for the 0.5B judge on 302 SQuAD+NQ pairs: upper = lowest
+    # score at which >= 80% of judged pairs are positives; lower = the score 90% of positives
+    # reach. Another judge model needs its own (re-run the bench with --model).
     upper: float = Field(
-        0.5, ge=0, le=1, description="CORRECT if any chunk scores >= upper (bench/evaluator.py)."
+        0.54, ge=0, le=1, description="CORRECT if any chunk scores >= upper (bench/evaluator.py)."
     )
     lower: float = Field(
-        0.2, ge=0, le=1, description="INCORRECT if every chunk scores < lower (bench/evaluator.py)."
+        0.23,
+        ge=0,
+        le=1,
+        description="INCORRECT if every chunk scores < lower (bench/evaluator.py).",
     )
     per_collection: dict[str, Thresholds] = Field(
         default_factory=dict, description="Thresholds for a named collection, overriding the above."
@@ -197,6 +203,15 @@ class RefineSettings(BaseModel):
 class GenerateSettings(BaseModel):
     max_tokens: int = Field(320, ge=16, description="Longest answer, in tokens.")
     temperature: float = Field(0.0, ge=0, le=2)
+    min_support: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description=(
+            "Drop answer sentences whose new content words are not mostly in the sources they "
+            "cite (0 disables); an answer with no supported sentence becomes a refusal."
+        ),
+    )
 
 
 class Settings(BaseSettings):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from crag.generate.citations import Source, check_citations, number_sources
 from crag.generate.language import detect_language, language_name
+from crag.generate.support import supported_sentences
 from crag.models.llm.base import LLM, ChatRequest, Message
 from crag.models.llm.roles import RoleLLM
 from crag.types import Citation, Strip
@@ -73,6 +74,7 @@ class Generator:
     llm: LLM
     max_tokens: int = 320
     temperature: float = 0.0
+    min_support: float = 0.5  # share of a sentence's new content words found in its sources
 
     def generate(
         self,
@@ -115,6 +117,22 @@ class Generator:
             reason = "the retrieved sources do not contain the answer"
             return Generated(refusal_text(language, reason, "model"), [], True, language, sources)
         text, citations, notes = check_citations(raw.replace(NOT_FOUND, "").strip(), sources)
+        if self.min_support > 0:
+            checks = supported_sentences(text, question, {s.n: s.text for s in sources}, language)
+            dropped = [c for c in checks if c.support < self.min_support]
+            for c in dropped:
+                notes.append(
+                    f"dropped a sentence its sources do not support ({c.support:.2f} < "
+                    f"{self.min_support}): {c.sentence!r}"
+                )
+            if dropped and len(dropped) == len(checks):
+                reason = "the generated answer was not supported by the retrieved sources"
+                return Generated(
+                    refusal_text(language, reason, "model"), [], True, language, sources, notes
+                )
+            if dropped:
+                kept = " ".join(c.sentence for c in checks if c.support >= self.min_support)
+                text, citations, _ = check_citations(kept, sources)
         if not citations:
             notes.append("the answer cites no source")
         if result.finish_reason == "length":

@@ -72,6 +72,7 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
             generator,
             max_tokens=settings.generate.max_tokens,
             temperature=settings.generate.temperature,
+            min_support=settings.generate.min_support,
         ),
         "retrieve_k": settings.retrieval.top_k,
         "rerank_k": settings.rerank.top_k,
