@@ -154,3 +154,20 @@ def test_support_check_catches_answers_from_memory() -> None:
         {1: "Boğaziçi Köprüsü 30 Ekim 1973'te açıldı."}, "tr",
     )  # fmt: skip
     assert turkish[0].support == 1.0
+
+
+def test_thresholds_follow_the_grader_unless_set() -> None:
+    from crag.config import JUDGE_THRESHOLDS, load_settings
+
+    s = load_settings()
+    t = s.evaluate.thresholds("default", "qwen2.5-coder-1.5b")
+    assert (t.upper, t.lower) == JUDGE_THRESHOLDS["qwen2.5-coder-1.5b"]
+    s = load_settings(
+        evaluate={"lower": 0.1, "per_collection": {"tr": {"upper": 0.9, "lower": 0.4}}}
+    )
+    assert s.evaluate.thresholds("default", "qwen2.5-coder-0.5b").lower == 0.1
+    assert s.evaluate.thresholds("tr", "qwen2.5-coder-0.5b").upper == 0.9
+    from crag.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="evaluate"):
+        load_settings(evaluate={"upper": 0.2, "lower": 0.6})

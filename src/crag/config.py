@@ -158,19 +158,29 @@ class Thresholds(BaseModel):
         return self
 
 
+# (upper, lower) of the LLM judge per grader model, from `python -m bench.evaluator`: upper is
+# the lowest score at which >= 80% of judged pairs are positives, lower the score 90% of
+# positives reach (0.5B: 302 pairs, 1.5B: 201 pairs of SQuAD + NQ with hard negatives).
+JUDGE_THRESHOLDS: dict[str, tuple[float, float]] = {
+    "qwen2.5-coder-0.5b": (0.54, 0.23),
+    "qwen2.5-coder-1.5b": (0.88, 0.62),
+}
+UNMEASURED_THRESHOLDS = (0.5, 0.25)  # any other judge: run bench/evaluator.py and set them
+
+
 class EvaluateSettings(BaseModel):
     method: Literal["llm"] = Field("llm", description="'llm': Yes/No log-probability judge.")
-    # Chosen by bench/evaluator.py for the 0.5B judge on 302 SQuAD+NQ pairs: upper = lowest
-    # score at which >= 80% of judged pairs are positives; lower = the score 90% of positives
-    # reach. Another judge model needs its own (re-run the bench with --model).
-    upper: float = Field(
-        0.54, ge=0, le=1, description="CORRECT if any chunk scores >= upper (bench/evaluator.py)."
-    )
-    lower: float = Field(
-        0.23,
+    upper: float | None = Field(
+        None,
         ge=0,
         le=1,
-        description="INCORRECT if every chunk scores < lower (bench/evaluator.py).",
+        description="CORRECT if any chunk scores >= upper; default: measured for the grader.",
+    )
+    lower: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="INCORRECT if every chunk scores < lower; default: measured for the grader.",
     )
     per_collection: dict[str, Thresholds] = Field(
         default_factory=dict, description="Thresholds for a named collection, overriding the above."
@@ -179,12 +189,20 @@ class EvaluateSettings(BaseModel):
 
     @model_validator(mode="after")
     def _ordered(self) -> EvaluateSettings:
-        if self.lower > self.upper:
+        if self.lower is not None and self.upper is not None and self.lower > self.upper:
             raise ValueError("evaluate.lower must not exceed evaluate.upper")
         return self
 
-    def thresholds(self, collection: str) -> Thresholds:
-        return self.per_collection.get(collection) or Thresholds(upper=self.upper, lower=self.lower)
+    def thresholds(self, collection: str, grader_model: str) -> Thresholds:
+        """Per-collection thresholds, else the configured ones, else those measured for the
+        grader model by bench/evaluator.py (JUDGE_THRESHOLDS)."""
+        if collection in self.per_collection:
+            return self.per_collection[collection]
+        upper, lower = JUDGE_THRESHOLDS.get(grader_model.lower(), UNMEASURED_THRESHOLDS)
+        return Thresholds(
+            upper=self.upper if self.upper is not None else upper,
+            lower=self.lower if self.lower is not None else lower,
+        )
 
 
 class RefineSettings(BaseModel):

@@ -49,7 +49,7 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
 
     grader = RoleLLM("grader", llm_for(settings.llm.grader))
     generator = RoleLLM("generator", llm_for(settings.llm.generator))
-    thresholds = settings.evaluate.thresholds(settings.collection)
+    thresholds = settings.evaluate.thresholds(settings.collection, settings.llm.grader.model)
     evaluator = overrides.pop("evaluator", None) or LLMJudge(
         grader, concurrency=settings.evaluate.concurrency
     )
