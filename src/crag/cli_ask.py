@@ -117,12 +117,12 @@ def ask(
         pipeline = build_pipeline(settings, index)
         if stream and not as_json:
             answer: Answer | None = None
-            streamed = False
+            streamed: list[str] = []
             for event in pipeline.stream(question, mode):  # type: ignore[arg-type]
                 if event[0] == "node":
                     err.print(f"[dim]· {event[1]} done[/]", highlight=False)
                 elif event[0] == "token":
-                    streamed = True
+                    streamed.append(event[1])
                     sys.stdout.write(event[1])
                     sys.stdout.flush()
                 else:
@@ -130,7 +130,9 @@ def ask(
             assert answer is not None
             if streamed:
                 sys.stdout.write("\n")
-                if answer.refused:
+                if "".join(streamed).strip() != answer.text:
+                    # refused, or the attribution check removed sentences: show what stands
+                    console.print("[bold]checked answer:[/]")
                     console.print(answer.text, highlight=False, markup=False)
             _print_answer(answer, body=not streamed)
         else:
