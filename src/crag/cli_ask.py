@@ -120,6 +120,9 @@ def ask(
             streamed: list[str] = []
             for event in pipeline.stream(question, mode):  # type: ignore[arg-type]
                 if event[0] == "node":
+                    if streamed:
+                        sys.stdout.write("\n")
+                        sys.stdout.flush()
                     err.print(f"[dim]· {event[1]} done[/]", highlight=False)
                 elif event[0] == "token":
                     streamed.append(event[1])
