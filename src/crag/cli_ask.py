@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import nullcontext
 from typing import Annotated, Any
 
 import typer
@@ -139,7 +140,7 @@ def ask(
                     console.print(answer.text, highlight=False, markup=False)
             _print_answer(answer, body=not streamed)
         else:
-            with err.status("thinking…") if not as_json else _null():
+            with err.status("thinking…") if not as_json else nullcontext():
                 answer = pipeline.ask(question, mode)  # type: ignore[arg-type]
             if as_json:
                 sys.stdout.write(json.dumps(answer.to_dict(), ensure_ascii=False, indent=2) + "\n")
@@ -149,14 +150,6 @@ def ask(
             _print_trace(answer)
     finally:
         index.close()
-
-
-class _null:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 @app.command()

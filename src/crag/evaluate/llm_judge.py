@@ -19,7 +19,7 @@ import logging
 import math
 
 from crag.models.llm.base import LLM, ChatRequest
-from crag.models.llm.roles import RoleLLM, parallel_map
+from crag.models.llm.roles import parallel_map
 
 __all__ = ["LLMJudge", "yes_probability"]
 
@@ -68,11 +68,9 @@ class LLMJudge:
             max_tokens=1,
             temperature=0.0,
             top_logprobs=self.top_logprobs,
+            purpose="evaluate",
         )
-        if isinstance(self.llm, RoleLLM):
-            result = self.llm.chat(request, purpose="evaluate")
-        else:
-            result = self.llm.chat(request)
+        result = self.llm.chat(request)
         p = yes_probability(result.first_token_logprobs)
         if p is None:
             # No yes/no among the alternatives (or a provider without logprobs): fall back to

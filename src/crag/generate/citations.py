@@ -15,7 +15,12 @@ from crag.types import Chunk, Citation, Strip
 
 __all__ = ["Source", "check_citations", "number_sources"]
 
-_MARK = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+MARK = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")  # [1] or [1, 3]
+
+
+def marker_numbers(match: re.Match[str]) -> list[int]:
+    """The source numbers in one `[n]` / `[n, m]` marker matched by `MARK`."""
+    return [int(x) for x in re.split(r"\s*,\s*", match.group(1))]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +52,7 @@ def check_citations(text: str, sources: list[Source]) -> tuple[str, list[Citatio
     notes: list[str] = []
 
     def fix(match: re.Match[str]) -> str:
-        numbers = [int(x) for x in re.split(r"\s*,\s*", match.group(1))]
+        numbers = marker_numbers(match)
         good = [n for n in numbers if n in valid]
         for n in numbers:
             if n not in valid:
@@ -57,7 +62,7 @@ def check_citations(text: str, sources: list[Source]) -> tuple[str, list[Citatio
                 used.append(n)
         return "".join(f"[{n}]" for n in good)
 
-    cleaned = _MARK.sub(fix, text)
+    cleaned = MARK.sub(fix, text)
     cleaned = re.sub(r"[ \t]+([.,;:])", r"\1", cleaned).strip()
     citations = [
         Citation(

@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 from crag.generate.citations import Source, check_citations, number_sources
 from crag.generate.language import detect_language, language_name
 from crag.generate.support import supported_sentences
-from crag.models.llm.base import LLM, ChatRequest, Message
-from crag.models.llm.roles import RoleLLM
+from crag.models.llm.base import LLM, ChatRequest, Message, stream_chat
 from crag.types import Citation, Strip
 
 __all__ = ["Generated", "Generator", "refusal_text"]
@@ -101,8 +100,9 @@ class Generator:
             ),
             max_tokens=self.max_tokens,
             temperature=self.temperature,
+            purpose="generate",
         )
-        result = self._call(request, on_token)
+        result = stream_chat(self.llm, request, on_token)
         raw = result.text.strip()
         if not raw:
             return Generated(
@@ -138,12 +138,3 @@ class Generator:
         if result.finish_reason == "length":
             notes.append(f"answer cut at max_tokens={self.max_tokens}")
         return Generated(text, citations, False, language, sources, notes)
-
-    def _call(self, request: ChatRequest, on_token: Callable[[str], None] | None):  # type: ignore[no-untyped-def]
-        if isinstance(self.llm, RoleLLM):
-            if on_token is not None:
-                return self.llm.stream(request, on_token, purpose="generate")
-            return self.llm.chat(request, purpose="generate")
-        from crag.models.llm.base import stream_chat
-
-        return stream_chat(self.llm, request, on_token)

@@ -12,15 +12,14 @@ answer left with nothing is a refusal. This is a lexical check, cheap and strict
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from crag.generate.citations import MARK, marker_numbers
 from crag.index.analyzer import Analyzer
 from crag.refine.strips import sentences
 
 __all__ = ["SupportCheck", "supported_sentences"]
 
-_MARK = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 _FUNCTION_WORDS = {
     "english": "the a an is are was were be been being of in on at to for with and or by it its "
     "this that these those as from which who whom what when where how than then also there their "
@@ -49,10 +48,8 @@ def supported_sentences(
     every = set().union(*source_terms.values()) if source_terms else set()
     checks = []
     for sentence in sentences(answer):
-        cited = tuple(
-            int(x) for m in _MARK.finditer(sentence) for x in re.split(r"\s*,\s*", m.group(1))
-        )
-        body = _MARK.sub(" ", sentence)
+        cited = tuple(n for m in MARK.finditer(sentence) for n in marker_numbers(m))
+        body = MARK.sub(" ", sentence)
         content = {t for t in analyzer.terms(body) if t not in stop and t not in asked}
         content = {t for t in content if len(t) > 1 or t.isdigit()}
         backing = set().union(*(source_terms.get(n, set()) for n in cited)) if cited else every

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol, TypedDict
+from typing import Protocol, TypedDict
 
 from crag.evaluate.base import RetrievalEvaluator
 from crag.evaluate.trigger import ActionTrigger
@@ -51,4 +51,3 @@ class Components:
     web: WebSearch | None = None
     retrieve_k: int = 20
     rerank_k: int = 5
-    extra: dict[str, Any] | None = None

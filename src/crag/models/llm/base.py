@@ -30,6 +30,7 @@ class ChatRequest:
     top_logprobs: int = 0  # >0: return the alternatives of the first generated token
     stop: tuple[str, ...] = ()
     seed: int = 0
+    purpose: str = ""  # what the call is for ("evaluate", "generate"): recorded in traces
 
     @classmethod
     def of(cls, system: str, user: str, **kwargs: object) -> ChatRequest:

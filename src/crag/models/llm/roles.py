@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TypeVar
 
-from crag.models.llm.base import LLM, ChatRequest, ChatResult
+from crag.models.llm.base import LLM, ChatRequest, ChatResult, stream_chat
 from crag.types import ModelCall
 
 __all__ = ["RoleLLM", "parallel_map", "recording_calls"]
@@ -70,22 +70,14 @@ class RoleLLM:
                 )
             )
 
-    def chat(self, request: ChatRequest, purpose: str = "") -> ChatResult:
+    def chat(self, request: ChatRequest) -> ChatResult:
         started = time.perf_counter()
         result = self.llm.chat(request)
-        self._record(purpose, result, started)
+        self._record(request.purpose, result, started)
         return result
 
-    def stream(
-        self, request: ChatRequest, on_token: Callable[[str], None], purpose: str = ""
-    ) -> ChatResult:
+    def stream(self, request: ChatRequest, on_token: Callable[[str], None]) -> ChatResult:
         started = time.perf_counter()
-        streamer = getattr(self.llm, "stream", None)
-        if callable(streamer):
-            result = streamer(request, on_token)
-        else:
-            result = self.llm.chat(request)
-            if result.text:
-                on_token(result.text)
-        self._record(purpose, result, started)
+        result = stream_chat(self.llm, request, on_token)
+        self._record(request.purpose, result, started)
         return result
