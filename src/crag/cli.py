@@ -222,7 +222,7 @@ def main() -> None:
     app()
 
 
-from crag import cli_ask  # noqa: E402,F401  (registers `ask` and `graph` on `app`)
+from crag import cli_ask, cli_eval  # noqa: E402,F401  (register ask, graph and eval on `app`)
 
 if __name__ == "__main__":
     main()

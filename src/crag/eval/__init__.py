@@ -1,5 +1,24 @@
 """Evaluation: datasets, splits, metrics and the harness behind `crag eval`."""
 
+from crag.eval.datasets import EvalDataset, EvalItem, load_dataset, select_items
+from crag.eval.harness import Harness, check_modes
+from crag.eval.metrics import contains_answer, normalize, token_f1
+from crag.eval.results import ResultsFile
 from crag.eval.splits import Part, nq_part
+from crag.eval.summary import summarize
 
-__all__ = ["Part", "nq_part"]
+__all__ = [
+    "EvalDataset",
+    "EvalItem",
+    "Harness",
+    "Part",
+    "ResultsFile",
+    "check_modes",
+    "contains_answer",
+    "load_dataset",
+    "normalize",
+    "nq_part",
+    "select_items",
+    "summarize",
+    "token_f1",
+]
