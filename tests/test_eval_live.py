@@ -141,7 +141,7 @@ def test_crag_eval_command_runs_and_resumes(tmp_path: Path) -> None:
 
     done = crag_eval("--modes", "rag", "--limit", "1")
     assert done.returncode == 0, done.stderr
-    assert "indexed 1 file(s)" in done.stdout and "crag eval · tiny" in done.stdout
+    assert "indexed 1 file(s)" in done.stderr and "crag eval · tiny" in done.stdout
     lines = (out / "results.jsonl").read_text().splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["mode"] == "rag"
     for name in ("summary.json", "report.md", "accuracy_by_mode.png", "latency_by_stage.png"):

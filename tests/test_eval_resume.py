@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from crag.cli_eval import _probe_graph
 from crag.errors import CragError, LLMError
 from crag.eval.datasets import EvalItem
 from crag.eval.harness import Harness, check_modes
 from crag.eval.kb import detect_language
 from crag.eval.results import ResultsFile, check_fingerprint, locked
+from crag.eval.run import probe_graph as _probe_graph
 from crag.types import Answer, Chunk, Trace, Verdict
 
 

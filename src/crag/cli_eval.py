@@ -2,16 +2,13 @@
 
     crag eval ../shared/datasets/squad-en-dev-subset.json --limit 50 --modes rag,crag
 
-This is the edge where an eval run is put together: the dataset is read and sampled, the
-knowledge base collection settled (crag.eval.kb) and ingested, the pipeline built once, and the
-harness (crag.eval.harness) run with a rich progress bar; the report (crag.eval.report) is
-written at the end, and again by any later run over the same --out.
+The command is the options, a rich progress bar with an ETA and the summary table; the run
+itself is crag.eval.run (plan: dataset, sample, collection, language, modes; run: ingest,
+pipeline, harness, report), usable from Python as well.
 """
 
 from __future__ import annotations
 
-import os
-import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -27,8 +24,7 @@ from rich.progress import (
 from rich.table import Table
 
 from crag.cli import _RichProgress, app, console, err, friendly
-from crag.config import Settings, load_settings
-from crag.errors import CragError
+from crag.config import load_settings
 
 __all__ = ["eval_command"]
 
@@ -40,12 +36,11 @@ class _RichEvalProgress:
 
     def __init__(self, progress: Progress) -> None:
         self.p = progress
-        self.task = progress.add_task("questions", total=0, last="")
-        self.answered = 0
+        self.task: Any = None
 
     def start(self, total: int, skipped: int) -> None:
         note = f" ({skipped} done before, skipped)" if skipped else ""
-        self.p.update(self.task, total=total, description=f"questions × modes{note}")
+        self.task = self.p.add_task(f"questions × modes{note}", total=total, last="")
 
     def advance(self, record: dict[str, Any]) -> None:
         if record.get("error"):
@@ -55,29 +50,6 @@ class _RichEvalProgress:
             what = "refused" if record["refused"] else "answered"
             last = f"{record['mode']}{verdict} {what} in {record['trace']['total_ms'] / 1000:.1f}s"
         self.p.update(self.task, advance=1, last=last)
-
-
-def _machine() -> str:
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    return f"{os.cpu_count()} CPU cores, load average {load:.1f} at start"
-
-
-def _fingerprint(settings: Settings, dataset: Path, web: bool, split: bool) -> dict[str, Any]:
-    t = settings.evaluate.thresholds(settings.collection, settings.llm.grader.model)
-    return {
-        "dataset": str(dataset.resolve()),
-        "collection": settings.collection,
-        "split": split,
-        "embedding": settings.embedding.model,
-        "keyword_language": settings.keyword.language,
-        "grader": settings.llm.grader.model,
-        "generator": settings.llm.generator.model,
-        "thresholds": {"upper": t.upper, "lower": t.lower},
-        "retrieval": [settings.retrieval.mode, settings.retrieval.fusion, settings.retrieval.top_k],
-        "rerank": [settings.rerank.model, settings.rerank.top_k],
-        "refine": settings.refine.mode,
-        "web": web,
-    }
 
 
 def _print_summary(summary: dict[str, Any]) -> None:
@@ -140,146 +112,62 @@ def eval_command(
     ] = None,
 ) -> None:
     """Evaluate crag on a question set: accuracy, refusals, recall, verdicts, latency."""
-    from crag.eval.datasets import load_dataset, select_items
-    from crag.eval.harness import Harness, check_modes
-    from crag.eval.kb import (
-        default_collection,
-        detect_language,
-        language_settings,
-        split_kb,
-        tag_parts,
-    )
-    from crag.eval.report import write_report
-    from crag.eval.results import ResultsFile, check_fingerprint, locked
-    from crag.eval.summary import summarize
+    from crag.eval.run import EvalConfig, plan_eval, run_eval
 
-    if limit is not None and limit < 1:
-        raise CragError("--limit must be at least 1")
-    if unanswerable_share is not None and not 0 <= unanswerable_share <= 1:
-        raise CragError("--unanswerable-share must be within 0..1")
-    wanted_parts = {p.strip() for p in parts.split(",")} if parts else None
-    if wanted_parts and (not split or wanted_parts - {"kb", "web", "held_out"}):
-        raise CragError("--parts takes kb, web, held_out and needs --split")
-    data = load_dataset(dataset, kb)
-    for note in data.notes:
-        err.print(f"[dim]{data.path.name}: {note}[/]", highlight=False)
-    items = tag_parts(data.items) if split else data.items
-    chosen = select_items(
-        items, limit=limit, seed=seed, parts=wanted_parts, unanswerable_share=unanswerable_share
+    config = EvalConfig(
+        dataset=dataset,
+        modes=modes.split(","),
+        limit=limit,
+        seed=seed,
+        out=out,
+        collection=collection,
+        kb=kb,
+        split=split,
+        parts={p.strip() for p in parts.split(",")} if parts else None,
+        language=language,
+        unanswerable_share=unanswerable_share,
     )
-    if not chosen:
-        raise CragError(f"{dataset}: no question left to evaluate after --parts/--limit")
-    lang = detect_language(chosen) if language == "auto" else language.lower()
-
-    base = load_settings(**({"collection": collection} if collection else {}))
-    notes: list[str] = []
-    if collection:
-        settings = base
-    else:
-        settings, notes = language_settings(base, lang)
-        settings.collection = default_collection(data.name, split)
-    modes_list = check_modes(modes.split(","), _probe_graph)
-    out_dir = out or Path("crag-eval") / settings.collection.removeprefix("eval-")
-    for note in notes:
+    plan = plan_eval(config, load_settings())
+    for note in plan.notes:
         err.print(f"[dim]{note}[/]", highlight=False)
+    columns = (
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        TextColumn("ETA"), TimeRemainingColumn(), TextColumn("[dim]{task.fields[last]}"),
+    )  # fmt: skip
+    try:
+        with Progress(*columns, console=err, transient=False) as progress:
+            summary = run_eval(
+                plan,
+                progress=_RichEvalProgress(progress),
+                ingest_progress=lambda: _IngestBar(progress),
+                log=lambda line: progress.console.print(f"[dim]{line}[/]", highlight=False),
+            )
+    except KeyboardInterrupt:
+        from crag.eval.results import ResultsFile
 
-    from crag.index.store import Index
-    from crag.pipeline import build_pipeline
-
-    with locked(out_dir):
-        results = ResultsFile(out_dir)
-        for note in results.notes:
-            err.print(f"[yellow]note:[/] {note}", highlight=False)
-        index = Index.open(settings)
-        try:
-            if not collection:
-                if not data.kb:
-                    raise CragError(
-                        f"{dataset}: no knowledge base; pass --kb PASSAGES (files to index) or "
-                        "--collection NAME (an existing index)"
-                    )
-                files = split_kb(data.kb, settings.data_dir / "eval") if split else data.kb
-                _ingest(index, settings, files)
-            elif index.count() == 0:
-                raise CragError(f"collection {collection!r} is empty; `crag ingest` it first")
-            pipeline = build_pipeline(settings, index)
-            web = pipeline.components.web is not None
-            check_fingerprint(out_dir, _fingerprint(settings, data.path, web, split))
-            started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-            machine = _machine()
-            harness = Harness(pipeline, index.catalog, results, language=lang)
-            if harness.pending(chosen, modes_list):
-                err.print("[dim]loading models (one warm-up question per mode)…[/]")
-            columns = (
-                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                TextColumn("[dim]{task.fields[last]}"),
-            )  # fmt: skip
-            try:
-                with Progress(*columns, console=err, transient=False) as progress:
-                    harness.progress = _RichEvalProgress(progress)
-                    harness.run(chosen, modes_list)
-            except KeyboardInterrupt:
-                done = sum(results.done(it.id, m) for it in chosen for m in modes_list)
-                err.print(
-                    f"[yellow]interrupted with {done} of {len(chosen) * len(modes_list)} "
-                    f"pairs in {results.path}; run the same command again to resume[/]"
-                )
-                raise typer.Exit(130) from None
-        finally:
-            index.close()
-        records = [results.records[k] for it in chosen for m in modes_list
-                   if (k := (it.id, m)) in results.records]  # fmt: skip
-        t = settings.evaluate.thresholds(settings.collection, settings.llm.grader.model)
-        summary = {
-            "run": {
-                "dataset": str(data.path), "dataset_name": data.name, "questions": len(chosen),
-                "modes": modes_list, "seed": seed, "limit": limit, "split": split,
-                "parts": sorted(wanted_parts) if wanted_parts else None,
-                "unanswerable_share": unanswerable_share, "language": lang,
-                "collection": settings.collection, "embedding": settings.embedding.model,
-                "keyword_language": settings.keyword.language,
-                "grader": settings.llm.grader.model, "generator": settings.llm.generator.model,
-                "thresholds": {"upper": t.upper, "lower": t.lower}, "web": web,
-                "machine": machine, "started": started,
-                "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            },
-            "modes": summarize(records, modes_list, web=web),
-        }  # fmt: skip
-        paths = write_report(summary, out_dir)
-    _print_summary(summary)
-    console.print(f"wrote {paths['report']}, {paths['summary'].name}, the plots and {RESULTS}")
-
-
-def _probe_graph(mode: str) -> object:
-    """Build the graph for `mode` over placeholder components: it checks a mode exists
-    without loading any model (the wiring does not depend on the components)."""
-    from unittest.mock import sentinel
-
-    from crag.evaluate import ActionTrigger
-    from crag.pipeline import Components, Pipeline
-
-    parts = Components(
-        retriever=sentinel.retriever,
-        evaluator=sentinel.evaluator,
-        trigger=ActionTrigger(1.0, 0.0),
-        refiner=sentinel.refiner,
-        generator=sentinel.generator,
-    )
-    return Pipeline(parts).graph(mode)  # type: ignore[arg-type]
-
-
-def _ingest(index: Any, settings: Settings, files: list[Path]) -> None:
-    from crag.ingest.ingestor import Ingestor
-
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn())  # fmt: skip
-    with Progress(*columns, console=err, transient=True) as progress:
-        report = Ingestor(index, settings.ingest).ingest(files, progress=_RichProgress(progress))
-    for path, reason in report.failed:
-        raise CragError(f"knowledge base {path}: {reason}")
-    if report.added or report.updated:
-        console.print(
-            f"indexed {len(report.added) + len(report.updated)} file(s), {report.chunks} chunks "
-            f"into collection {settings.collection!r} in {report.seconds:.0f}s"
+        results = ResultsFile(plan.out_dir)
+        done = sum(results.done(it.id, m) for it in plan.items for m in plan.modes)
+        err.print(
+            f"[yellow]interrupted with {done} of {len(plan.items) * len(plan.modes)} pairs in "
+            f"{results.path}; run the same command again to resume[/]"
         )
+        raise typer.Exit(130) from None
+    _print_summary(summary)
+    console.print(f"wrote {summary['files']['report']}, summary.json, the plots and {RESULTS}")
+
+
+class _IngestBar:
+    """The ingest bars for the time the knowledge base is indexed, then removed."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.p = progress
+        self.tasks: list[Any] = []
+
+    def __enter__(self) -> _RichProgress:
+        bar = _RichProgress(self.p)
+        self.tasks = [bar.files_task, bar.chunks_task]
+        return bar
+
+    def __exit__(self, *exc: object) -> None:
+        for task in self.tasks:
+            self.p.remove_task(task)
