@@ -120,6 +120,14 @@ def test_record_holds_trace_units_gold_rank_and_gold_in_context(tmp_path: Path) 
     assert h.ask(no_answer, "rag")["gold_in_context"] is False
     unanswerable = EvalItem("u", "Q?", (), "p1", False)
     assert h.ask(unanswerable, "rag")["gold_in_context"] is False
+    # a retrieved chunk the index does not know (a web result) has no unit and never matches
+    CHUNKS.pop("c2")
+    try:
+        r = h.ask(EvalItem("n", "Q?", ("1843",), None, True), "crag")
+    finally:
+        CHUNKS["c2"] = chunk("c2", "p2", "Charles Babbage designed the engine.")
+    assert r["retrieved_units"] == [None, "p1", "p1"] and r["gold_rank"] is None
+    assert r["gold_in_context"] is True  # no gold unit named: any chunk holding the answer
 
 
 def test_warm_up_asks_one_unmeasured_question_per_mode(tmp_path: Path) -> None:

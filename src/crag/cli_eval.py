@@ -17,11 +17,14 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
+    Task,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from crag.cli import _RichProgress, app, console, err, friendly
 from crag.config import load_settings
@@ -50,6 +53,14 @@ class _RichEvalProgress:
             what = "refused" if record["refused"] else "answered"
             last = f"{record['mode']}{verdict} {what} in {record['trace']['total_ms'] / 1000:.1f}s"
         self.p.update(self.task, advance=1, last=last)
+
+
+class _LastColumn(ProgressColumn):
+    """What the last pair did (mode, verdict, answered or refused, seconds); blank for the
+    ingest bars, which share the display."""
+
+    def render(self, task: Task) -> Text:
+        return Text.from_markup(f"[dim]{task.fields.get('last', '')}[/]")
 
 
 def _print_summary(summary: dict[str, Any]) -> None:
@@ -132,7 +143,7 @@ def eval_command(
         err.print(f"[dim]{note}[/]", highlight=False)
     columns = (
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        TextColumn("ETA"), TimeRemainingColumn(), TextColumn("[dim]{task.fields[last]}"),
+        TextColumn("ETA"), TimeRemainingColumn(), _LastColumn(),
     )  # fmt: skip
     try:
         with Progress(*columns, console=err, transient=False) as progress:

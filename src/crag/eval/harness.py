@@ -89,6 +89,12 @@ def check_modes(modes: Sequence[str], graph_for: Callable[[str], object]) -> lis
     return wanted
 
 
+def _rank(units: list[str | None], gold: str | None) -> int | None:
+    """1-based rank of the first chunk of the gold unit (chunks from outside the index, such
+    as web results, have no unit and never match)."""
+    return units.index(gold) + 1 if gold is not None and gold in units else None
+
+
 class Harness:
     def __init__(
         self,
@@ -170,7 +176,7 @@ class Harness:
             verdict=answer.verdict.value if answer.verdict else None,
             citations=[c.label for c in answer.citations],
             retrieved_units=units,
-            gold_rank=(units.index(item.gold_unit) + 1) if item.gold_unit in units else None,
+            gold_rank=_rank(units, item.gold_unit),
             gold_in_context=self._gold_in_context(item, [found[i] for i in reranked if i in found]),
             trace=trace.to_dict(),
         )
