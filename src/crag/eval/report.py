@@ -253,7 +253,10 @@ def write_plots(summary: dict[str, Any], out_dir: Path) -> dict[str, str]:
 
     judged = [m for m in names if modes[m]["evaluator"]]
     if judged:
-        kinds = (("gold", "gold-bearing\njudged"), ("no_gold", "none\njudged"))
+        kinds = (
+            ("gold", "gold-bearing chunk\njudged"),
+            ("no_gold", "no gold-bearing\nchunk judged"),
+        )
         groups = [(m, key, lab) for m in judged for key, lab in kinds]
         fig, ax = plt.subplots(figsize=(max(5, 1.5 * len(groups) + 2), 4.2))
         labels = [f"{m}\n{lab}" if len(judged) > 1 else lab for m, _, lab in groups]
