@@ -200,11 +200,11 @@ def run_eval(
         t = s.evaluate.thresholds(s.collection, s.llm.grader.model)
         c = plan.config
         loads = [r["load"] for r in records if r.get("load") is not None]
-        machine = f"{os.cpu_count()} CPU cores" + (
-            f", 1-min load average {min(loads):.1f}–{max(loads):.1f} while questions ran"
-            if loads
-            else ""
-        )
+        machine = f"{os.cpu_count()} CPU cores"
+        if loads:
+            machine += f", 1-min load average {min(loads):.1f}–{max(loads):.1f} while asking"
+            if len(loads) < len(records):
+                machine += f" ({len(loads)} of {len(records)} answers recorded it)"
         summary = {
             "run": {
                 "dataset": str(plan.data.path), "dataset_name": plan.data.name,
