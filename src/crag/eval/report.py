@@ -198,8 +198,9 @@ def write_plots(summary: dict[str, Any], out_dir: Path) -> dict[str, str]:
 
     # accuracy by mode: grouped bars of the answer figures that exist for this dataset
     metrics = [
-        ("accuracy", "accuracy"), ("f1", "token F1"), ("over_refusal", "over-refusal"),
-        ("refusal_rate", "refusal\n(unanswerable)"), ("hallucination_rate", "hallucination"),
+        ("accuracy", "accuracy"), ("f1", "token F1"), ("over_refusal", "refused"),
+        ("refusal_rate", "refused"), ("found_elsewhere", "found\nelsewhere"),
+        ("hallucination_rate", "hallucinated"),
     ]  # fmt: skip
     metrics = [(k, lab) for k, lab in metrics if any(modes[m]["answers"][k] is not None
                                                      for m in names)]  # fmt: skip
@@ -211,6 +212,19 @@ def write_plots(summary: dict[str, Any], out_dir: Path) -> dict[str, str]:
         bars = ax.bar(xs, vals, width, label=m, color=colors[i % 10])
         ax.bar_label(bars, fmt="%.0f", fontsize=8, padding=2)
     ax.set_xticks(range(len(metrics)), [lab for _, lab in metrics])
+    answer_keys = {"accuracy", "f1", "over_refusal"}
+    n_answer = sum(k in answer_keys for k, _ in metrics)
+    if 0 < n_answer < len(metrics):
+        ax.axvline(n_answer - 0.5, color="lightgray", linewidth=1)
+    for label, keys in (("questions that should be answered", answer_keys), (
+        "questions that should be refused", {k for k, _ in metrics} - answer_keys)):  # fmt: skip
+        xs = [j for j, (k, _) in enumerate(metrics) if k in keys]
+        if xs:
+            ax.annotate(
+                label, (sum(xs) / len(xs), 0), xycoords=("data", "axes fraction"),
+                xytext=(0, -34), textcoords="offset points", ha="center", va="top",
+                fontsize=9, color="dimgray",
+            )  # fmt: skip
     ax.set_ylabel("% of questions")
     ax.set_ylim(0, 110)
     ax.set_title(f"Answers by mode\n{title}")
