@@ -1,7 +1,8 @@
 """Build a `Pipeline` from settings: the one place where components are constructed.
 
 Everything else receives its parts; this factory is what `crag ask`, the server and the
-benchmarks call. Roles that name the same local model share one loaded llama.cpp server.
+benchmarks call. LLMs come from the provider registry (`crag.models.llm.registry`); roles that
+name the same provider, model and server share one client (and one loaded llama.cpp model).
 """
 
 from __future__ import annotations
@@ -9,25 +10,32 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from crag.config import LLMRoleSettings, Settings
-from crag.models.llm import LLM, LlamaCppLLM, RoleLLM
+from crag.config import ROLES, LLMRoleSettings, Settings
+from crag.models.llm import LLM, RoleLLM
+from crag.models.llm.registry import create
 from crag.pipeline.runner import Pipeline
 from crag.pipeline.state import Components
 
-__all__ = ["build_pipeline", "make_llm"]
+__all__ = ["build_pipeline", "make_llm", "make_roles"]
 
 
 def make_llm(role: LLMRoleSettings, models_dir: Path) -> LLM:
-    """An LLM for one role's settings (providers beyond 'local' come with the providers issue)."""
-    if role.provider == "local":
-        return LlamaCppLLM(
-            role.model,
-            models_dir=models_dir,
-            ctx_per_slot=role.ctx_per_slot,
-            parallel=role.parallel,
-            threads=role.threads,
-        )
-    raise ValueError(f"unknown provider {role.provider!r}")  # pragma: no cover - validated
+    """An LLM for one role's settings, built by the provider it names."""
+    return create(role, models_dir)
+
+
+def make_roles(settings: Settings, names: tuple[str, ...] = ROLES) -> dict[str, RoleLLM]:
+    """`RoleLLM`s for the named roles; roles on the same provider/model/server share one LLM."""
+    models_dir = settings.llm.models_dir or settings.data_dir / "models"
+    llms: dict[tuple[str, str, str | None, str | None], LLM] = {}
+    roles: dict[str, RoleLLM] = {}
+    for name in names:
+        role = settings.llm.role(name)
+        key = (role.provider, role.model, role.base_url, role.api_key_env)
+        if key not in llms:
+            llms[key] = make_llm(role, models_dir)
+        roles[name] = RoleLLM(name, llms[key])
+    return roles
 
 
 def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline:
@@ -38,20 +46,13 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
     from crag.models.reranker import make_reranker
     from crag.refine import Refiner
 
-    models_dir = settings.llm.models_dir or settings.data_dir / "models"
-    llms: dict[tuple[str, str], LLM] = {}
-
-    def llm_for(role: LLMRoleSettings) -> LLM:
-        key = (role.provider, role.model)
-        if key not in llms:
-            llms[key] = make_llm(role, models_dir)
-        return llms[key]
-
-    grader = RoleLLM("grader", llm_for(settings.llm.grader))
-    generator = RoleLLM("generator", llm_for(settings.llm.generator))
+    roles = make_roles(settings, ("grader", "generator"))
+    grader, generator = roles["grader"], roles["generator"]
     thresholds = settings.evaluate.thresholds(settings.collection, settings.llm.grader.model)
     evaluator = overrides.pop("evaluator", None) or LLMJudge(
-        grader, concurrency=settings.evaluate.concurrency
+        grader,
+        concurrency=settings.evaluate.concurrency,
+        logprobs=settings.llm.grader.logprobs is not False,
     )
     floor = settings.refine.floor if settings.refine.floor is not None else thresholds.lower
     parts: dict[str, Any] = {
