@@ -303,3 +303,34 @@ def test_health_checks_against_the_wire() -> None:
     with serve(FaultyAPI, default=lambda h, b: h.send_json(200, listing)) as server:
         assert _openai(server.url).check().ok
         assert server.state["requests"][0]["path"] == "/v1/models"
+
+
+@pytest.mark.parametrize("make", [_openai, _ollama])
+def test_streamed_reasoning_is_not_shown_as_the_answer(make) -> None:
+    with serve(FaultyAPI, default=stream(["<think>", "the passage... ", "</think>", "Yes"])) as s:
+        pieces: list[str] = []
+        result = make(s.url).stream(ASK, pieces.append)
+    assert "".join(pieces) == "Yes" and result.text == "Yes"
+
+
+def test_unknown_scores_show_in_the_trace_and_route_to_ambiguous() -> None:
+    """The pipeline's evaluate node over a grader that only refuses: visible, not INCORRECT."""
+    from crag.pipeline.nodes import make_nodes
+    from crag.pipeline.state import Components
+    from crag.refine import Refiner
+    from crag.types import Chunk, ScoredChunk, Trace
+
+    with serve(FaultyAPI, default=reply(REFUSAL)) as server:
+        judge = LLMJudge(RoleLLM("grader", _openai(server.url)), attempts=2)
+        parts = Components(retriever=None, evaluator=judge, trigger=ActionTrigger(0.6, 0.3),
+                           refiner=Refiner(judge), generator=None)  # fmt: skip
+        chunk = Chunk(id="c1", text="The tower is in Paris.", source="s.md", doc_id="text",
+                      position=0, start=0, end=22)  # fmt: skip
+        trace = Trace(question="Where is the tower?", mode="crag")
+        state = {"question": trace.question, "trace": trace,
+                 "reranked": [ScoredChunk(chunk, 0.9)]}  # fmt: skip
+        update = make_nodes(parts)["evaluate"](state)
+    assert update["verdict"] is Verdict.AMBIGUOUS and trace.verdict == "ambiguous"
+    assert trace.evaluations[0]["score"] is None
+    assert any("passages unscored" in n for n in trace.notes)
+    assert [c.role for c in trace.calls] == ["grader"] * 3  # 1 logprob try + 2 structured

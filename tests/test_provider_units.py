@@ -21,7 +21,13 @@ from crag.models.llm import ChatRequest, OllamaLLM, OpenAICompatLLM, create, reg
 from crag.models.llm._http import retry_after
 from crag.models.llm.openai import key_env_for
 from crag.models.llm.registry import parse_spec
-from crag.models.llm.structured import JUDGEMENT_SCHEMA, extract_json, parse_judgement
+from crag.models.llm.structured import (
+    JUDGEMENT_SCHEMA,
+    ReasoningFilter,
+    extract_json,
+    parse_judgement,
+    without_reasoning,
+)
 from crag.models.llm.wire import openai_body
 from crag.refine import Refiner
 from crag.types import Chunk, Verdict
@@ -265,3 +271,22 @@ def test_retry_after_forms() -> None:
     assert retry_after(httpx.Headers({"retry-after-ms": "1500"})) == 1.5
     assert retry_after(httpx.Headers({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"})) == 0.0
     assert retry_after(httpx.Headers({})) is None
+
+
+@pytest.mark.parametrize(
+    ("pieces", "shown"),
+    [
+        (["<th", "ink>I think", "...</thi", "nk>\n\nThe answer", " is 42"], "The answer is 42"),
+        (["The", " answer"], "The answer"),
+        (["<", "b>bold"], "<b>bold"),
+        (["<think>never closed"], ""),
+    ],
+)
+def test_streamed_reasoning_is_held_back(pieces: list[str], shown: str) -> None:
+    out: list[str] = []
+    hold = ReasoningFilter(out.append)
+    for piece in pieces:
+        hold(piece)
+    hold.flush()
+    assert "".join(out) == shown
+    assert without_reasoning("".join(pieces)) == (shown or "")

@@ -155,3 +155,20 @@ def test_crag_ask_with_grader_and_generator_on_different_providers(
     assert answer["verdict"] == "correct" and len(answer["trace"]["evaluations"]) == 3
     assert len(ollama.state["requests"]) > before  # the generator really went over HTTP
     assert "sk-test-never-shown" not in out.stdout + out.stderr + models.stdout
+
+    dead = {**env, "CRAG_LLM__GRADER__BASE_URL": f"http://127.0.0.1:{_free_port()}/v1",
+            "CRAG_LLM__GRADER__MAX_RETRIES": "0"}  # fmt: skip
+    down = _crag("models", env=dead)
+    assert down.returncode == 2 and "cannot connect" in down.stdout
+    failed = _crag("ask", "How do honey bees tell nest mates where flowers are?", env=dead)
+    assert failed.returncode == 1 and "Traceback" not in failed.stderr
+    assert "openai model 'qwen2.5-coder-0.5b'" in failed.stderr
+    assert "cannot connect" in failed.stderr
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

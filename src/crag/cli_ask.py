@@ -31,6 +31,9 @@ def _verdict_line(answer: Answer) -> str:
             f"verdict {answer.verdict.value.upper()} (best chunk {best:.2f}; "
             f"upper {t.thresholds.get('upper')}, lower {t.thresholds.get('lower')})"
         )
+    unscored = sum(1 for e in t.evaluations if e["score"] is None)
+    if unscored:
+        parts.append(f"{unscored} passage(s) the judge could not score (see --trace)")
     if answer.refused:
         parts.append("refused")
     parts.append(f"{t.total_ms / 1000:.1f} s")

@@ -24,6 +24,7 @@ import httpx
 from crag.errors import LLMError, LLMRequestError
 from crag.models.llm._http import HTTPClient, with_attempts
 from crag.models.llm.base import ChatRequest, ChatResult, Health
+from crag.models.llm.structured import ReasoningFilter, without_reasoning
 
 __all__ = ["OllamaLLM", "default_ollama_url"]
 
@@ -142,7 +143,7 @@ class OllamaLLM:
 
     def _result(self, final: dict[str, Any], text: str, logprobs: dict[str, float]) -> ChatResult:
         return ChatResult(
-            text=text,
+            text=without_reasoning(text),
             prompt_tokens=int(final.get("prompt_eval_count") or 0),
             completion_tokens=int(final.get("eval_count") or 0),
             finish_reason=str(final.get("done_reason") or ("stop" if final.get("done") else "")),
@@ -171,6 +172,7 @@ class OllamaLLM:
 
         def send(body: dict[str, Any]) -> ChatResult:
             pieces: list[str] = []
+            shown = ReasoningFilter(on_token)
             logprobs: dict[str, float] = {}
             final: dict[str, Any] | None = None
             with self._http.stream_lines("/api/chat", body) as (lines, attempts):
@@ -190,12 +192,13 @@ class OllamaLLM:
                     piece = (chunk.get("message") or {}).get("content") or ""
                     if piece:
                         pieces.append(piece)
-                        on_token(piece)
+                        shown(piece)
                     if not logprobs:
                         logprobs = _logprobs(chunk.get("logprobs"))
                     if chunk.get("done"):
                         final = chunk
                         break
+            shown.flush()
             if final is None:
                 raise self._http.truncated(f"the stream ended after {len(pieces)} pieces")
             return with_attempts(self._result(final, "".join(pieces), logprobs), attempts)

@@ -29,6 +29,7 @@ import httpx
 from crag.errors import LLMAuthError, LLMRequestError
 from crag.models.llm._http import HTTPClient, with_attempts
 from crag.models.llm.base import ChatRequest, ChatResult, Health
+from crag.models.llm.structured import ReasoningFilter
 from crag.models.llm.wire import StreamFold, openai_body, parse_completion
 
 __all__ = ["KEY_BY_HOST", "OpenAICompatLLM", "key_env_for"]
@@ -207,7 +208,8 @@ class OpenAICompatLLM:
         self._need_key()
 
         def send(body: dict[str, Any]) -> ChatResult:
-            fold = StreamFold(on_token)
+            shown = ReasoningFilter(on_token)
+            fold = StreamFold(shown)
             done = False
             with self._http.stream_lines("/chat/completions", body) as (lines, attempts):
                 for line in lines:
@@ -226,6 +228,7 @@ class OpenAICompatLLM:
                     if isinstance(chunk, dict) and "error" in chunk:
                         raise self._http.malformed(f"the server reported: {chunk['error']}")
                     fold.feed(chunk)
+            shown.flush()
             if not (done or fold.finished):
                 raise self._http.truncated(f"the stream ended after {len(fold.pieces)} pieces")
             return with_attempts(fold.result(self.name), attempts)

@@ -13,9 +13,17 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["JUDGEMENT_SCHEMA", "extract_json", "parse_judgement", "strip_reasoning"]
+__all__ = [
+    "JUDGEMENT_SCHEMA",
+    "ReasoningFilter",
+    "extract_json",
+    "parse_judgement",
+    "strip_reasoning",
+    "without_reasoning",
+]
 
 # What the judge asks for when it cannot read log-probabilities: constrained to two values.
 JUDGEMENT_SCHEMA: dict[str, Any] = {
@@ -37,9 +45,63 @@ _KEYS = ("answer", "answerable", "relevant", "relevance", "score", "judgement", 
          "verdict", "result", "label", "cevap", "yanıt")  # fmt: skip
 
 
+def without_reasoning(text: str) -> str:
+    """`text` minus a leading `<think>…</think>` block; unchanged when it has none."""
+    if not text.lstrip().startswith(ReasoningFilter._OPEN):
+        return text
+    return strip_reasoning(text)
+
+
 def strip_reasoning(text: str) -> str:
     """Drop `<think>…</think>` blocks (reasoning models) and surrounding whitespace."""
     return _THINK.sub(" ", text).strip()
+
+
+class ReasoningFilter:
+    """Pass streamed text on, holding back a leading `<think>…</think>` block.
+
+    Reasoning models served raw (DeepSeek-R1 on some hosts, older Ollama) stream their
+    thinking inside the answer; the user should see the answer, and the generator's checks
+    should read only the answer.
+    """
+
+    _OPEN = ("<think>", "<thinking>", "<reasoning>")
+
+    def __init__(self, on_token: Callable[[str], None]) -> None:
+        self.on_token = on_token
+        self._buffer = ""
+        self._state = "start"  # start -> (thinking ->) passing
+
+    def __call__(self, piece: str) -> None:
+        if self._state == "passing":
+            self.on_token(piece)
+            return
+        self._buffer += piece
+        if self._state == "start":
+            head = self._buffer.lstrip()
+            if any(head.startswith(tag) for tag in self._OPEN):
+                self._state = "thinking"
+            elif any(tag.startswith(head) for tag in self._OPEN) and head:
+                return  # could still become a tag
+            elif not head:
+                return
+            else:
+                self._state = "passing"
+                self.on_token(self._buffer)
+                self._buffer = ""
+                return
+        close = re.search(r"</(think|thinking|reasoning)>", self._buffer)
+        if close:
+            rest = self._buffer[close.end() :].lstrip()
+            self._state, self._buffer = "passing", ""
+            if rest:
+                self.on_token(rest)
+
+    def flush(self) -> None:
+        """End of stream: text held back that never became a tag is passed on."""
+        if self._state == "start" and self._buffer:
+            self.on_token(self._buffer)
+        self._buffer = ""
 
 
 def extract_json(text: str) -> Any | None:

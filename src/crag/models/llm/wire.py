@@ -13,6 +13,7 @@ from typing import Any
 
 from crag.errors import LLMResponseError
 from crag.models.llm.base import ChatRequest, ChatResult
+from crag.models.llm.structured import without_reasoning
 
 __all__ = ["StreamFold", "first_token_logprobs", "openai_body", "parse_completion"]
 
@@ -100,7 +101,7 @@ def parse_completion(response: Any, model: str, provider: str = "local") -> Chat
         ) from exc
     prompt, completion, cached = _usage(response.get("usage") or _groq_usage(response))
     return ChatResult(
-        text=text if isinstance(text, str) else str(text),
+        text=without_reasoning(text if isinstance(text, str) else str(text)),
         prompt_tokens=prompt,
         completion_tokens=completion,
         cached_tokens=cached,
@@ -147,7 +148,7 @@ class StreamFold:
     def result(self, model: str) -> ChatResult:
         prompt, completion, cached = _usage(self.usage)
         return ChatResult(
-            text="".join(self.pieces),
+            text=without_reasoning("".join(self.pieces)),
             prompt_tokens=prompt,
             completion_tokens=completion or len(self.pieces),
             cached_tokens=cached,
