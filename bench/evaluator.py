@@ -1,6 +1,8 @@
 """Retrieval-evaluator benchmark: is the LLM judge right, and where should the thresholds sit?
 
     python -m bench.evaluator [--questions N] [--model qwen2.5-coder-0.5b] [--concurrency C]
+    python -m bench.evaluator --judge structured          # yes/no JSON replies, no logprobs
+    python -m bench.evaluator --spec ollama:gemma3:27b --base-url http://127.0.0.1:11434
 
 Labelled pairs, as the CRAG paper builds them: for each sampled question we retrieve the top
 `--top` chunks with crag's own hybrid retrieval; a chunk of the gold paragraph/passage is a
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import tempfile
 import time
@@ -126,12 +129,22 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from crag.models.llm import LlamaCppLLM
 
     rng = random.Random(args.seed)
-    llm = LlamaCppLLM(
-        args.model, models_dir=default_data_dir() / "models", parallel=max(1, args.concurrency)
-    )
-    llm.load()
-    judge = LLMJudge(llm, concurrency=args.concurrency)
-    out: dict[str, Any] = {"machine": machine_info(), "model": args.model, "datasets": {}}
+    models_dir = load_settings().llm.models_dir or default_data_dir() / "models"
+    if args.spec:  # any provider: PROVIDER:MODEL (+ --base-url), as in CRAG_GRADER
+        from crag.config import LLMRoleSettings
+        from crag.models.llm.registry import create
+
+        role = LLMRoleSettings.model_validate(args.spec)
+        role = role.model_copy(update={"base_url": args.base_url, "parallel": args.concurrency})
+        llm: Any = create(role, models_dir)
+        args.model = f"{role.provider}:{role.model}"
+    else:
+        llm = LlamaCppLLM(args.model, models_dir=models_dir, parallel=max(1, args.concurrency))
+        llm.load()
+    judge = LLMJudge(llm, concurrency=args.concurrency, logprobs=args.judge != "structured")
+    out: dict[str, Any] = {
+        "machine": machine_info(), "model": args.model, "judge": args.judge, "datasets": {}
+    }  # fmt: skip
     all_items: list[Item] = []
     judge_seconds = 0.0
     pairs = 0
@@ -169,7 +182,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             finally:
                 index.close()
             all_items.extend(items)
-            s = [x for it in items for x in it.scores]
+            s = [0.5 if math.isnan(x) else x for it in items for x in it.scores]
             y = [x for it in items for x in it.labels]
             out["datasets"][name] = {
                 "questions": len(items),
@@ -180,6 +193,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             }
     scores = [x for it in all_items for x in it.scores]
     labels = [x for it in all_items for x in it.labels]
+    unknown = sum(1 for x in scores if math.isnan(x))
+    scores = [0.5 if math.isnan(x) else x for x in scores]  # metrics only; reported below
     upper, lower = choose_thresholds(scores, labels)
     if args.upper is not None:
         upper, lower = args.upper, args.lower
@@ -203,6 +218,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "thresholds": {"upper": upper, "lower": lower, "rule": __doc__.split("- upper")[1]},
             "verdicts": matrix,
             "concurrency": args.concurrency,
+            "unknown_pairs": unknown,
+            "uses_logprobs": judge.uses_logprobs,
         }
     )
     return out
@@ -224,8 +241,9 @@ def show(out: dict[str, Any]) -> None:
         ("all", "", out["pairs"], "", f"{out['roc_auc']:.3f}", f"{out['accuracy@0.5']:.3f}")
     )
     print_table(
-        f"LLM judge ({out['model']}): {out['pairs_per_second']:.2f} pairs/s, "
-        f"concurrency {out['concurrency']}",
+        f"LLM judge ({out['model']}, {out['judge']}, logprobs used: {out['uses_logprobs']}): "
+        f"{out['pairs_per_second']:.2f} pairs/s, concurrency {out['concurrency']}, "
+        f"{out['unknown_pairs']} pairs unscored",
         ["dataset", "questions", "pairs", "positives", "ROC-AUC", "acc@0.5"],
         rows,
     )
@@ -246,6 +264,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nq-kb", type=int, default=1500, help="NQ passages in the index")
     parser.add_argument("--model", default="qwen2.5-coder-0.5b")
     parser.add_argument("--concurrency", type=int, default=1)
+    parser.add_argument(
+        "--judge", choices=["auto", "structured"], default="auto",
+        help="auto: log-probabilities when the provider returns them; structured: JSON yes/no",
+    )  # fmt: skip
+    parser.add_argument("--spec", default=None, help="PROVIDER:MODEL, e.g. ollama:gemma3:27b")
+    parser.add_argument("--base-url", default=None, help="server URL for --spec")
     parser.add_argument("--upper", type=float, default=None, help="fix thresholds instead")
     parser.add_argument("--lower", type=float, default=None)
     parser.add_argument("--seed", type=int, default=0)

@@ -146,7 +146,7 @@ class OllamaAPI(Handler):
         self.end_stream()
 
 
-if __name__ == "__main__":  # pragma: no cover - manual use
+if __name__ == "__main__":  # pragma: no cover - manual use and benchmarks
     import sys
     from pathlib import Path
 
@@ -154,10 +154,14 @@ if __name__ == "__main__":  # pragma: no cover - manual use
 
     from crag.models.llm import LlamaCppLLM
 
+    # python -m tests.servers.ollama_api [packaged model] [ollama port] [openai port]
     packaged = sys.argv[1] if len(sys.argv) > 1 else "qwen2.5-coder-0.5b"
     port = int(sys.argv[2]) if len(sys.argv) > 2 else 11434
-    llm = LlamaCppLLM(packaged, models_dir=Path(".crag/models"), parallel=1)
+    openai_port = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+    llm = LlamaCppLLM(packaged, models_dir=Path(".crag/models"), parallel=1, port=openai_port)
+    print(f"OpenAI-compatible (llama.cpp) for {packaged} on {llm.server_url()}", flush=True)
     server = LoopbackServer(("127.0.0.1", port), OllamaAPI)
-    server.state = {"llm": llm, "name": "qwen2.5-coder:0.5b", "logprobs": False}
-    print(f"Ollama API for {packaged} on {server.url}")
+    name = packaged.replace("qwen2.5-coder-", "qwen2.5-coder:")
+    server.state = {"llm": llm, "name": name, "logprobs": False}
+    print(f"Ollama API for {name} on {server.url}", flush=True)
     server.serve_forever()

@@ -261,11 +261,7 @@ class HTTPClient:
             for attempt in self._retrying():
                 with attempt:
                     attempts = attempt.retry_state.attempt_number
-                    response = self._send("POST", path, body, stream=False)
-                    try:
-                        response.read()
-                    except httpx.HTTPError as exc:
-                        raise self._transport_error(exc) from None
+                    response = self._send("POST", path, body, stream=False)  # body read
         except LLMError as exc:
             raise self._gave_up(exc, attempts) from exc.__cause__
         return self._decode(response), attempts

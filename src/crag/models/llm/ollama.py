@@ -211,7 +211,8 @@ class OllamaLLM:
             data = self._http.get("/api/tags")
         except LLMError as exc:
             return Health(False, str(exc))
-        names = {str(m.get("name")) for m in (data.get("models") or []) if isinstance(m, dict)}
+        listed = data.get("models") if isinstance(data, dict) else None
+        names = {str(m.get("name")) for m in (listed or []) if isinstance(m, dict)}
         wanted = {self.name, f"{self.name}:latest"}
         if names & wanted:
             return Health(True, f"reachable, {self.name} is pulled")

@@ -225,7 +225,9 @@ class OpenAICompatLLM:
                         raise self._http.malformed(
                             f"malformed JSON in the event stream: {data[:120]!r}"
                         ) from None
-                    if isinstance(chunk, dict) and "error" in chunk:
+                    if not isinstance(chunk, dict):
+                        raise self._http.malformed(f"unexpected event: {data[:120]!r}")
+                    if "error" in chunk:
                         raise self._http.malformed(f"the server reported: {chunk['error']}")
                     fold.feed(chunk)
             shown.flush()
@@ -244,7 +246,8 @@ class OpenAICompatLLM:
             data = self._http.get("/models")
         except LLMError as exc:
             return Health(False, str(exc))
-        ids = {str(m.get("id")) for m in (data.get("data") or []) if isinstance(m, dict)}
+        listed = data.get("data") if isinstance(data, dict) else None
+        ids = {str(m.get("id")) for m in (listed or []) if isinstance(m, dict)}
         if ids and self.name not in ids:
             return Health(False, f"reachable, but {self.name!r} is not among its {len(ids)} models")
         return Health(True, f"reachable, {len(ids)} model(s) listed")

@@ -101,7 +101,7 @@ def parse_completion(response: Any, model: str, provider: str = "local") -> Chat
         ) from exc
     prompt, completion, cached = _usage(response.get("usage") or _groq_usage(response))
     return ChatResult(
-        text=without_reasoning(text if isinstance(text, str) else str(text)),
+        text=without_reasoning(_content_text(text)),
         prompt_tokens=prompt,
         completion_tokens=completion,
         cached_tokens=cached,
@@ -109,6 +109,15 @@ def parse_completion(response: Any, model: str, provider: str = "local") -> Chat
         first_token_logprobs=first_token_logprobs((choice.get("logprobs") or {}).get("content")),
         model=model,
     )
+
+
+def _content_text(content: Any) -> str:
+    """Message content as text: a string, or a list of parts (`[{"type": "text", ...}]`)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
+    return str(content)
 
 
 def _groq_usage(chunk: dict[str, Any]) -> dict[str, Any] | None:
