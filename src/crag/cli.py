@@ -222,7 +222,8 @@ def main() -> None:
     app()
 
 
-from crag import cli_ask  # noqa: E402,F401  (registers `ask` and `graph` on `app`)
+# Command modules register themselves on `app` when imported.
+from crag import cli_ask, cli_evaluator  # noqa: E402,F401
 
 if __name__ == "__main__":
     main()

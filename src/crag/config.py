@@ -108,7 +108,12 @@ class RetrievalSettings(BaseModel):
 
 class RerankSettings(BaseModel):
     model: str | None = Field(
-        None, description="sentence-transformers CrossEncoder name or path; none = pass-through."
+        "crag-evaluator",
+        description=(
+            "Cross-encoder: the packaged, trained 'crag-evaluator' (default; also the "
+            "evaluator, so its scores are reused), a model folder or hub name; '' = keep the "
+            "fused order."
+        ),
     )
     top_k: int = Field(5, ge=1, description="Chunks kept after reranking (seed: 5).")
 
@@ -169,7 +174,17 @@ UNMEASURED_THRESHOLDS = (0.5, 0.25)  # any other judge: run bench/evaluator.py a
 
 
 class EvaluateSettings(BaseModel):
-    method: Literal["llm"] = Field("llm", description="'llm': Yes/No log-probability judge.")
+    method: Literal["cross-encoder", "llm"] = Field(
+        "cross-encoder",
+        description=(
+            "'cross-encoder': the trained evaluator (evaluate.model; fast, calibrated); "
+            "'llm': the grader model's Yes/No log-probability judge."
+        ),
+    )
+    model: str = Field(
+        "crag-evaluator",
+        description="Cross-encoder: packaged 'crag-evaluator', a trained model folder, a name.",
+    )
     upper: float | None = Field(
         None,
         ge=0,
@@ -194,11 +209,19 @@ class EvaluateSettings(BaseModel):
         return self
 
     def thresholds(self, collection: str, grader_model: str) -> Thresholds:
-        """Per-collection thresholds, else the configured ones, else those measured for the
-        grader model by bench/evaluator.py (JUDGE_THRESHOLDS)."""
+        """Per-collection thresholds, else the configured ones, else the measured ones: those
+        `crag evaluator calibrate` stored with the cross-encoder, or those bench/evaluator.py
+        measured for the grader model (JUDGE_THRESHOLDS)."""
         if collection in self.per_collection:
             return self.per_collection[collection]
-        upper, lower = JUDGE_THRESHOLDS.get(grader_model.lower(), UNMEASURED_THRESHOLDS)
+        measured = None
+        if self.method == "cross-encoder":
+            from crag.models.cross_encoder import calibrated_thresholds
+
+            measured = calibrated_thresholds(self.model)
+        else:
+            measured = JUDGE_THRESHOLDS.get(grader_model.lower())
+        upper, lower = measured or UNMEASURED_THRESHOLDS
         return Thresholds(
             upper=self.upper if self.upper is not None else upper,
             lower=self.lower if self.lower is not None else lower,

@@ -1,5 +1,5 @@
 """Evaluation: datasets, splits, metrics and the harness behind `crag eval`."""
 
-from crag.eval.splits import Part, nq_part
+from crag.eval.splits import Part, evaluator_part, nq_part
 
-__all__ = ["Part", "nq_part"]
+__all__ = ["Part", "evaluator_part", "nq_part"]

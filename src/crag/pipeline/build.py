@@ -6,6 +6,7 @@ benchmarks call. Roles that name the same local model share one loaded llama.cpp
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from crag.models.llm import LLM, LlamaCppLLM, RoleLLM
 from crag.pipeline.runner import Pipeline
 from crag.pipeline.state import Components
 
-__all__ = ["build_pipeline", "make_llm"]
+__all__ = ["build_pipeline", "make_judge", "make_llm"]
 
 
 def make_llm(role: LLMRoleSettings, models_dir: Path) -> LLM:
@@ -30,9 +31,29 @@ def make_llm(role: LLMRoleSettings, models_dir: Path) -> LLM:
     raise ValueError(f"unknown provider {role.provider!r}")  # pragma: no cover - validated
 
 
+def make_judge(settings: Settings, grader: Callable[[], LLM] | None = None) -> Any:
+    """The retrieval evaluator of `evaluate.method`: the trained cross-encoder or the LLM judge.
+
+    `grader` makes the grader LLM (only called for the LLM judge, so a cross-encoder setup
+    never loads it); default: a new one from settings.
+    """
+    if settings.evaluate.method == "cross-encoder":
+        from crag.models.cross_encoder import CrossEncoderEvaluator
+
+        return CrossEncoderEvaluator(settings.evaluate.model)
+    from crag.evaluate import LLMJudge
+
+    if grader is None:
+        models_dir = settings.llm.models_dir or settings.data_dir / "models"
+        grader_llm: LLM = RoleLLM("grader", make_llm(settings.llm.grader, models_dir))
+    else:
+        grader_llm = grader()
+    return LLMJudge(grader_llm, concurrency=settings.evaluate.concurrency)
+
+
 def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline:
     """A pipeline over an open `Index`; keyword `overrides` replace built components."""
-    from crag.evaluate import ActionTrigger, LLMJudge
+    from crag.evaluate import ActionTrigger
     from crag.generate import Generator
     from crag.index.retriever import HybridRetriever
     from crag.models.reranker import make_reranker
@@ -47,16 +68,26 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
             llms[key] = make_llm(role, models_dir)
         return llms[key]
 
-    grader = RoleLLM("grader", llm_for(settings.llm.grader))
     generator = RoleLLM("generator", llm_for(settings.llm.generator))
     thresholds = settings.evaluate.thresholds(settings.collection, settings.llm.grader.model)
-    evaluator = overrides.pop("evaluator", None) or LLMJudge(
-        grader, concurrency=settings.evaluate.concurrency
+    given = overrides.pop("evaluator", None)
+    evaluator = given or make_judge(
+        settings, lambda: RoleLLM("grader", llm_for(settings.llm.grader))
     )
+    reranker = None
+    if settings.rerank.model:
+        # One cross-encoder for both stages when they name the same model: the evaluator then
+        # finds the reranked chunks' scores in its cache instead of computing them again.
+        same = (
+            given is None
+            and settings.evaluate.method == "cross-encoder"
+            and (settings.rerank.model == settings.evaluate.model)
+        )
+        reranker = evaluator if same else make_reranker(settings.rerank.model)
     floor = settings.refine.floor if settings.refine.floor is not None else thresholds.lower
     parts: dict[str, Any] = {
         "retriever": HybridRetriever(index, settings.retrieval),
-        "reranker": make_reranker(settings.rerank.model) if settings.rerank.model else None,
+        "reranker": reranker,
         "evaluator": evaluator,
         "trigger": ActionTrigger(upper=thresholds.upper, lower=thresholds.lower),
         "refiner": Refiner(
