@@ -142,9 +142,9 @@ def train(
         optimizer.step()
         scheduler.step()
         optimizer.zero_grad()
-        losses.append(round(float(loss), 5))
+        losses.append(round(loss.item(), 5))
         if on_step:
-            on_step(step + 1, total, float(loss))
+            on_step(step + 1, total, losses[-1])
         if (step + 1) % config.checkpoint_every == 0 and step + 1 < total:
             _save(model, tokenizer, ckpt / "model")
             torch.save(
