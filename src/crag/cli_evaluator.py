@@ -77,7 +77,7 @@ def train(
     ),
     epochs: Annotated[int, typer.Option()] = 1,
     batch_size: Annotated[int, typer.Option()] = 16,
-    lr: Annotated[float, typer.Option()] = 4e-5,
+    lr: Annotated[float, typer.Option()] = 1e-4,
     seed: SeedOpt = 0,
     out: OutOpt = None,
     fresh: Annotated[bool, typer.Option(help="Ignore pairs and checkpoints of an earlier run.")] = (
@@ -142,9 +142,9 @@ def calibrate(
     collection: CollectionOpt = None,
 ) -> None:
     """Choose upper/lower thresholds on held-out questions; store them with the model."""
-    from crag.evaluate.cross_encoder import CrossEncoderEvaluator
     from crag.evaluate.training.calibrate import choose_thresholds, collect
     from crag.evaluate.training.run import labelled_questions
+    from crag.models.cross_encoder import CrossEncoderEvaluator
 
     run = _run_dir(out, collection)
     model_dir = model or run / "model"
@@ -177,8 +177,8 @@ def export_cmd(
     ),
 ) -> None:
     """Write the shippable model: fp16 weights, SHA-256 manifest, model card."""
-    from crag.evaluate.cross_encoder import packaged_evaluator_dir
     from crag.evaluate.training.export import export_model
+    from crag.models.cross_encoder import packaged_evaluator_dir
 
     target = dest or packaged_evaluator_dir()
     manifest = export_model(model, target)

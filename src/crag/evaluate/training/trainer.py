@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import shutil
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -35,7 +36,7 @@ class TrainConfig:
     base: str = PACKAGED_BASE
     epochs: int = 1
     batch_size: int = 16
-    lr: float = 4e-5
+    lr: float = 1e-4
     warmup: float = 0.06
     max_length: int = 256
     seed: int = 0
@@ -157,6 +158,7 @@ def train(
             )
             (ckpt / "state.json").write_text(json.dumps({"step": step + 1, "losses": losses}))
     _save(model, tokenizer, out / "model")
+    shutil.rmtree(ckpt, ignore_errors=True)  # finished: nothing left to resume
     record = {
         "config": asdict(config),
         "pairs": len(pairs),
