@@ -157,7 +157,7 @@ class SearchDouble:
     def start(self) -> SearchDouble:
         self._server = ThreadingHTTPServer((self._host, self._port), _handler(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
         self._thread.start()
         return self
 
@@ -187,7 +187,10 @@ def _handler(double: SearchDouble) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            self.wfile.write(body)
+            try:
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True  # the client gave up (a timeout test): fine
 
         def _json(self, status: int, data: Any) -> None:
             self._send(status, json.dumps(data).encode())

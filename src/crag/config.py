@@ -253,7 +253,7 @@ class WebSettings(BaseModel):
     )
     search_timeout: float = Field(10.0, gt=0, description="Seconds for one search request.")
     fetch_timeout: float = Field(8.0, gt=0, description="Seconds for one page, all hops included.")
-    max_page_bytes: int = Field(2_000_000, ge=1024, description="Page bytes read at most.")
+    max_page_bytes: int = Field(1_000_000, ge=1024, description="Page bytes read at most.")
     max_redirects: int = Field(5, ge=0, le=20)
     max_strips: int = Field(
         24, ge=1, description="Web strips judged at most (a cheap word-overlap pre-filter first)."

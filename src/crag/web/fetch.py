@@ -109,7 +109,7 @@ class PageFetcher:
         self,
         *,
         timeout: float = 8.0,
-        max_bytes: int = 2_000_000,
+        max_bytes: int = 1_000_000,
         max_redirects: int = 5,
         allow_private_addresses: bool = False,
         user_agent: str = "crag",
