@@ -157,7 +157,9 @@ class SearchDouble:
     def start(self) -> SearchDouble:
         self._server = ThreadingHTTPServer((self._host, self._port), _handler(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), daemon=True
+        )
         self._thread.start()
         return self
 

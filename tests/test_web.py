@@ -9,9 +9,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from bench.search_double import SearchDouble
 from tests.web_helpers import FESTIVAL, ListRetriever, OverlapEvaluator
 
-from bench.search_double import SearchDouble
 from crag.errors import (
     BlockedAddressError,
     LLMError,
@@ -144,7 +144,7 @@ def test_prefer_wikipedia_ranks_wikipedia_first() -> None:
         WebResult("https://a.com/x", "", ""),
         WebResult("https://en.wikipedia.org/y", "", ""),
     ]
-    assert [r.url for r in prefer_wikipedia(results)][0] == "https://en.wikipedia.org/y"
+    assert next(r.url for r in prefer_wikipedia(results)) == "https://en.wikipedia.org/y"
 
 
 # -- SSRF, page limits, extraction --------------------------------------------------------
@@ -166,9 +166,9 @@ def test_ssrf_blocks_internal_addresses(url: str) -> None:
 
 def test_ssrf_checks_every_resolved_address() -> None:
     check_public("http://public.test/", resolver=lambda h, p: ["93.184.216.34"])
-    with pytest.raises(BlockedAddressError, match="10.0.0.5"):
+    with pytest.raises(BlockedAddressError, match=r"10\.0\.0\.5"):
         check_public("http://mixed.test/", resolver=lambda h, p: ["93.184.216.34", "10.0.0.5"])
-    with pytest.raises(BlockedAddressError, match="127.0.0.1"):
+    with pytest.raises(BlockedAddressError, match=r"127\.0\.0\.1"):
         check_public("http://localhost/")  # the real resolver
 
 
@@ -184,7 +184,7 @@ def test_every_redirect_hop_is_checked() -> None:
         return httpx.Response(302, headers={"Location": "http://169.254.169.254/latest/"})
 
     f = PageFetcher(transport=httpx.MockTransport(app), resolver=lambda h, p: ["93.184.216.34"])
-    with pytest.raises(BlockedAddressError, match="169.254.169.254"):
+    with pytest.raises(BlockedAddressError, match=r"169\.254\.169\.254"):
         f.fetch("http://public.test/start")
 
 
@@ -410,3 +410,44 @@ def test_searxng_url_from_environment(monkeypatch, tmp_path) -> None:
     settings = load_settings(data_dir=tmp_path)
     assert settings.web.provider == "searxng"
     assert settings.web.searxng_url == "http://searx.local:8888"
+
+
+def test_cli_output_tells_local_and_web_sources_apart() -> None:
+    from crag.cli import console
+    from crag.cli_ask import _print_answer, _print_trace
+    from crag.types import Answer, Citation, Trace
+
+    trace = Trace(question="q", mode="crag", total_ms=1200.0, web_query="zorblat festival")
+    trace.web = {
+        "provider": "tavily",
+        "query": "zorblat festival",
+        "rewrite": {"method": "llm"},
+        "cache": "miss",
+        "results": [{"url": "https://a.example/z", "title": "Z", "snippet": "s"}],
+        "pages": [{"url": "https://a.example/z", "status": "blocked", "reason": "internal"}],
+        "strips": [{"url": "https://a.example/z", "score": 0.9, "kept": True, "text": "Zorblat"}],
+    }
+    answer = Answer(
+        question="q",
+        text="It is in Quillmere [1][2].",
+        citations=[
+            Citation(1, "c1", "/kb/doc.txt › text chars 0-10", "/kb/doc.txt"),
+            Citation(
+                2,
+                "c2",
+                "https://a.example/z › Z",
+                "https://a.example/z",
+                url="https://a.example/z",
+                origin="web",
+            ),
+        ],
+        verdict=Verdict.AMBIGUOUS,
+        refused=False,
+        trace=trace,
+    )
+    with console.capture() as out:
+        _print_answer(answer)
+        _print_trace(answer)
+    text = out.get()
+    assert "[1] local /kb/doc.txt" in text and "[2] web   https://a.example/z" in text
+    assert "web search: tavily" in text and "blocked: internal" in text
