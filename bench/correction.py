@@ -2,6 +2,7 @@
 what nobody has? `--mode rag` vs `--mode crag` on the same questions and models.
 
     python -m bench.correction [--limit N] [--seed S] [--evaluator NAME] [--set KEY=VALUE ...]
+    python -m bench.correction --show bench/results/correction.json   # table of a (partial) run
 
 Data (the fixed split of `crag.eval.nq_part`): the knowledge base is the "kb" part of
 `nq-passages.jsonl`, ingested once into `<data-dir>` (default `.crag/bench/correction`; later
@@ -101,10 +102,15 @@ def _kb_file(passages: Path, data_dir: Path) -> Path:
     return target
 
 
-def _record(answer: Any, golds: list[str]) -> dict[str, Any]:
+def _record(answer: Any, golds: list[str], gold_id: str) -> dict[str, Any]:
     t = answer.trace
     web = t.web or {}
     return {
+        # where the gold passage got to: explains a miss (retrieval, search or generation)
+        "gold_reranked": any(f"› {gold_id} chars" in h["cite"] for h in t.reranked),
+        "gold_in_web_results": any(
+            r["url"].endswith(f"/page/{gold_id}") for r in web.get("results", [])
+        ),
         "answer": answer.text,
         "refused": answer.refused,
         "correct": (not answer.refused) and contains_gold(answer.text, golds),
@@ -190,7 +196,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             )
             console.print(
                 f"knowledge base: {index.count()} chunks "
-                f"({time.perf_counter() - started:.0f} s; {report.added} files added)"
+                f"({time.perf_counter() - started:.0f} s; {len(report.added)} files added)"
             )
             pipeline = build_pipeline(settings, index)
             pipeline.ask("warm up: what is this about?", "rag")
@@ -208,7 +214,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     "gold": q["gold_passage"],
                 }
                 for mode in modes if k % 2 else reversed(modes):  # alternate who goes first
-                    row[mode] = _record(pipeline.ask(q["question"], mode), q["answers"])
+                    row[mode] = _record(
+                        pipeline.ask(q["question"], mode), q["answers"], q["gold_passage"]
+                    )
                 rows.append(row)
                 marks = " ".join(
                     f"{m}:{'✓' if row[m]['correct'] else ('∅' if row[m]['refused'] else '✗')}"
@@ -287,7 +295,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", default=str(ROOT / ".crag" / "bench" / "correction"))
     parser.add_argument("--models-dir", default=str(ROOT / ".crag" / "models"))
     parser.add_argument("--out", default="correction")
+    parser.add_argument("--show", default=None, help="print the table of a results JSON, only")
     args = parser.parse_args(argv)
+    if args.show:
+        show(json.loads(Path(args.show).read_text(encoding="utf-8")))
+        return 0
     out = run(args)
     show(out)
     console.print(f"wrote {write_results(args.out, out)}")
