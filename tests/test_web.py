@@ -80,6 +80,17 @@ def test_tavily_and_searxng_search_the_double(double) -> None:
                for m, p in double.requests)  # fmt: skip
 
 
+def test_every_registered_provider_conforms_to_the_protocol() -> None:
+    from crag.config import WebSettings
+    from crag.web import PROVIDERS, make_web_search
+
+    assert set(PROVIDERS) == {"tavily", "searxng", "duckduckgo"}
+    for name in PROVIDERS:
+        provider = make_web_search(WebSettings(provider=name, searxng_url="http://s.example"))
+        assert isinstance(provider, WebSearch) and provider.name == name
+    assert make_web_search(WebSettings()) is None  # "none": offline
+
+
 def test_tavily_key_missing_or_wrong_is_unavailable(double, monkeypatch) -> None:
     monkeypatch.delenv("TAVILY_API_KEY", raising=False)
     with pytest.raises(WebSearchUnavailable, match="TAVILY_API_KEY"):
