@@ -229,7 +229,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return _write(args, settings, questions, rows, modes, partial=False)
 
 
-def _write(args, settings, questions, rows, modes, *, partial: bool) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def _write(
+    args: argparse.Namespace,
+    settings: Any,
+    questions: dict[str, list[dict[str, Any]]],
+    rows: list[dict[str, Any]],
+    modes: list[str],
+    *,
+    partial: bool,
+) -> dict[str, Any]:
     out = {
         "partial": partial,
         "machine": machine_info(),

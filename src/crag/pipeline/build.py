@@ -7,12 +7,16 @@ benchmarks call. Roles that name the same local model share one loaded llama.cpp
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from crag.config import LLMRoleSettings, Settings
 from crag.models.llm import LLM, LlamaCppLLM, RoleLLM
 from crag.pipeline.runner import Pipeline
 from crag.pipeline.state import Components
+
+if TYPE_CHECKING:
+    from crag.evaluate.base import RetrievalEvaluator
+    from crag.web import WebCorrector, WebSearch
 
 __all__ = ["build_pipeline", "make_llm", "make_web_corrector"]
 
@@ -31,8 +35,12 @@ def make_llm(role: LLMRoleSettings, models_dir: Path) -> LLM:
 
 
 def make_web_corrector(
-    settings: Settings, grader: LLM, evaluator: Any, floor: float, search: Any = None
-) -> Any:
+    settings: Settings,
+    grader: LLM,
+    evaluator: RetrievalEvaluator,
+    floor: float,
+    search: WebSearch | None = None,
+) -> WebCorrector | None:
     """The web corrector for `settings.web`, or None when `web.provider` is "none".
 
     Its strips are judged by the same `evaluator` as local strips, with the same floor.
