@@ -31,6 +31,7 @@ __all__ = [
     "RerankSettings",
     "RetrievalSettings",
     "Settings",
+    "WebSettings",
     "default_data_dir",
     "load_settings",
 ]
@@ -255,6 +256,52 @@ class GenerateSettings(BaseModel):
     )
 
 
+class WebSettings(BaseModel):
+    """Web search correction for the INCORRECT and AMBIGUOUS verdicts. Off by default (offline).
+
+    API keys are never read from here: Tavily's comes from `TAVILY_API_KEY` in the environment.
+    """
+
+    provider: Literal["none", "tavily", "searxng", "duckduckgo"] = Field(
+        "none", description="'none' (offline default), 'tavily', 'searxng' or 'duckduckgo'."
+    )
+    tavily_url: str = Field("https://api.tavily.com", description="Tavily API base URL.")
+    searxng_url: str | None = Field(
+        None, description="SearXNG instance base URL (CRAG_SEARXNG_URL works too)."
+    )
+    max_results: int = Field(5, ge=1, le=20, description="Search results asked for.")
+    fetch_pages: int = Field(3, ge=0, le=10, description="Top result pages fetched and read.")
+    prefer_wikipedia: bool = Field(
+        False, description="Bias the query towards Wikipedia and read wikipedia.org pages first."
+    )
+    search_timeout: float = Field(10.0, gt=0, description="Seconds for one search request.")
+    fetch_timeout: float = Field(8.0, gt=0, description="Seconds for one page, all hops included.")
+    max_page_bytes: int = Field(1_000_000, ge=1024, description="Page bytes read at most.")
+    max_redirects: int = Field(5, ge=0, le=20)
+    max_strips: int = Field(
+        24, ge=1, description="Web strips judged at most (a cheap word-overlap pre-filter first)."
+    )
+    top_k: int = Field(3, ge=1, description="Web strips kept for generation.")
+    cache_ttl: float = Field(
+        86400.0, ge=0, description="Seconds a (provider, query) result is reused; 0 = no cache."
+    )
+    rewrite: bool = Field(True, description="Let the grader turn the question into keywords.")
+    allow_private_addresses: bool = Field(
+        False,
+        description=(
+            "Fetch pages on private, loopback and link-local addresses (SSRF protection off). "
+            "Only for local test servers."
+        ),
+    )
+    user_agent: str = Field("crag/0.1 (+corrective RAG; page reader)")
+
+    @model_validator(mode="after")
+    def _searxng_from_env(self) -> WebSettings:
+        if self.searxng_url is None and os.environ.get("CRAG_SEARXNG_URL"):
+            self.searxng_url = os.environ["CRAG_SEARXNG_URL"]
+        return self
+
+
 class Settings(BaseSettings):
     """All of crag's settings. Every field has a default, so an empty config runs offline."""
 
@@ -279,6 +326,7 @@ class Settings(BaseSettings):
     evaluate: EvaluateSettings = Field(default_factory=EvaluateSettings)
     refine: RefineSettings = Field(default_factory=RefineSettings)
     generate: GenerateSettings = Field(default_factory=GenerateSettings)
+    web: WebSettings = Field(default_factory=WebSettings)
 
     @classmethod
     def settings_customise_sources(
