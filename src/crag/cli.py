@@ -223,7 +223,7 @@ def main() -> None:
 
 
 # Command modules register themselves on `app` when imported.
-from crag import cli_ask, cli_evaluator  # noqa: E402,F401
+from crag import cli_ask, cli_evaluator, cli_models  # noqa: E402,F401
 
 if __name__ == "__main__":
     main()

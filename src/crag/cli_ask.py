@@ -26,11 +26,14 @@ def _verdict_line(answer: Answer) -> str:
     t = answer.trace
     parts = [f"mode {t.mode}"]
     if answer.verdict is not None:
-        best = max((e["score"] for e in t.evaluations), default=0.0)
+        best = max((e["score"] for e in t.evaluations if e["score"] is not None), default=0.0)
         parts.append(
             f"verdict {answer.verdict.value.upper()} (best chunk {best:.2f}; "
             f"upper {t.thresholds.get('upper')}, lower {t.thresholds.get('lower')})"
         )
+    unscored = sum(1 for e in t.evaluations if e["score"] is None)
+    if unscored:
+        parts.append(f"{unscored} passage(s) the judge could not score (see --trace)")
     if answer.refused:
         parts.append("refused")
     parts.append(f"{t.total_ms / 1000:.1f} s")
@@ -55,9 +58,8 @@ def _print_trace(answer: Answer) -> None:
         table.add_column(col, justify="right" if col != "chunk" else "left")
     for i, h in enumerate(t.reranked or t.retrieved[:5], start=1):
         judge = scores.get(h["id"])
-        table.add_row(
-            str(i), f"{h['score']:.3f}", "" if judge is None else f"{judge:.2f}", h["cite"]
-        )
+        shown = "" if h["id"] not in scores else "?" if judge is None else f"{judge:.2f}"
+        table.add_row(str(i), f"{h['score']:.3f}", shown, h["cite"])
     console.print(table)
     if t.strips:
         strips = Table(
@@ -67,7 +69,8 @@ def _print_trace(answer: Answer) -> None:
             strips.add_column(col)
         for s in t.strips:
             text = s["text"] if len(s["text"]) < 160 else s["text"][:157] + "..."
-            strips.add_row(f"{s['score']:.2f}", "✓" if s["kept"] else "", text)
+            score = "?" if s["score"] is None else f"{s['score']:.2f}"
+            strips.add_row(score, "✓" if s["kept"] else "", text)
         console.print(strips)
     if t.web:
         _print_web(t.web)

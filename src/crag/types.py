@@ -125,6 +125,8 @@ class ModelCall:
     prompt_tokens: int
     completion_tokens: int
     latency_ms: float
+    provider: str = ""  # local, ollama, openai, ...
+    attempts: int = 1  # HTTP requests it took (more than one: retried after an error)
 
 
 @dataclass(frozen=True, slots=True)

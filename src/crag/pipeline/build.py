@@ -1,7 +1,8 @@
 """Build a `Pipeline` from settings: the one place where components are constructed.
 
 Everything else receives its parts; this factory is what `crag ask`, the server and the
-benchmarks call. Roles that name the same local model share one loaded llama.cpp server.
+benchmarks call. LLMs come from the provider registry (`crag.models.llm.registry`); roles that
+name the same provider, model and server share one client (and one loaded llama.cpp model).
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crag.config import LLMRoleSettings, Settings
-from crag.models.llm import LLM, LlamaCppLLM, RoleLLM
+from crag.config import ROLES, LLMRoleSettings, Settings
+from crag.models.llm import LLM, RoleLLM
+from crag.models.llm.registry import create
 from crag.pipeline.runner import Pipeline
 from crag.pipeline.state import Components
 
@@ -19,20 +21,26 @@ if TYPE_CHECKING:
     from crag.evaluate.base import RetrievalEvaluator
     from crag.web import WebCorrector, WebSearch
 
-__all__ = ["build_pipeline", "make_judge", "make_llm", "make_web_corrector"]
+__all__ = ["build_pipeline", "make_judge", "make_llm", "make_roles", "make_web_corrector"]
 
 
 def make_llm(role: LLMRoleSettings, models_dir: Path) -> LLM:
-    """An LLM for one role's settings (providers beyond 'local' come with the providers issue)."""
-    if role.provider == "local":
-        return LlamaCppLLM(
-            role.model,
-            models_dir=models_dir,
-            ctx_per_slot=role.ctx_per_slot,
-            parallel=role.parallel,
-            threads=role.threads,
-        )
-    raise ValueError(f"unknown provider {role.provider!r}")  # pragma: no cover - validated
+    """An LLM for one role's settings, built by the provider it names."""
+    return create(role, models_dir)
+
+
+def make_roles(settings: Settings, names: tuple[str, ...] = ROLES) -> dict[str, RoleLLM]:
+    """`RoleLLM`s for the named roles; roles on the same provider/model/server share one LLM."""
+    models_dir = settings.llm.models_dir or settings.data_dir / "models"
+    llms: dict[tuple[str, str, str | None, str | None], LLM] = {}
+    roles: dict[str, RoleLLM] = {}
+    for name in names:
+        role = settings.llm.role(name)
+        key = (role.provider, role.model, role.base_url, role.api_key_env)
+        if key not in llms:
+            llms[key] = make_llm(role, models_dir)
+        roles[name] = RoleLLM(name, llms[key])
+    return roles
 
 
 def make_judge(settings: Settings, grader: Callable[[], LLM] | None = None) -> Any:
@@ -47,12 +55,12 @@ def make_judge(settings: Settings, grader: Callable[[], LLM] | None = None) -> A
         return CrossEncoderEvaluator(settings.evaluate.model)
     from crag.evaluate import LLMJudge
 
-    if grader is None:
-        models_dir = settings.llm.models_dir or settings.data_dir / "models"
-        grader_llm: LLM = RoleLLM("grader", make_llm(settings.llm.grader, models_dir))
-    else:
-        grader_llm = grader()
-    return LLMJudge(grader_llm, concurrency=settings.evaluate.concurrency)
+    grader_llm = grader() if grader is not None else make_roles(settings, ("grader",))["grader"]
+    return LLMJudge(
+        grader_llm,
+        concurrency=settings.evaluate.concurrency,
+        logprobs=settings.llm.grader.logprobs is not False,
+    )
 
 
 def make_web_corrector(
@@ -114,19 +122,10 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
     from crag.models.reranker import make_reranker
     from crag.refine import Refiner
 
-    models_dir = settings.llm.models_dir or settings.data_dir / "models"
-    llms: dict[tuple[str, str], LLM] = {}
-
-    def llm_for(role: LLMRoleSettings) -> LLM:
-        key = (role.provider, role.model)
-        if key not in llms:
-            llms[key] = make_llm(role, models_dir)
-        return llms[key]
-
-    generator = RoleLLM("generator", llm_for(settings.llm.generator))
+    roles = make_roles(settings, ("grader", "generator"))
     # The grader loads on first use: with the cross-encoder evaluator only query rewriting for
     # web search calls it.
-    grader = RoleLLM("grader", llm_for(settings.llm.grader))
+    grader, generator = roles["grader"], roles["generator"]
     thresholds = settings.evaluate.thresholds(settings.collection, settings.llm.grader.model)
     given = overrides.pop("evaluator", None)
     evaluator = given or make_judge(settings, lambda: grader)
