@@ -222,7 +222,12 @@ def main() -> None:
     app()
 
 
-from crag import cli_ask  # noqa: E402,F401  (registers `ask` and `graph` on `app`)
+from crag import cli_ask  # noqa: E402,F401,I001  (registers `ask` and `graph` on `app`)
+from crag import cli_serve  # noqa: E402,F401  (registers `serve` on `app`)
 
 if __name__ == "__main__":
-    main()
+    # `python -m crag.cli`: the commands registered themselves on `crag.cli.app`, which is
+    # not this `__main__` module's `app`; run that one.
+    from crag.cli import main as _main
+
+    _main()
