@@ -124,7 +124,7 @@ def test_beyond_loopback_needs_keys_or_an_explicit_override() -> None:
     check_exposure("127.0.0.1", (), allow_unauthenticated=False)
     check_exposure("0.0.0.0", (KEY,), allow_unauthenticated=False)
     check_exposure("0.0.0.0", (), allow_unauthenticated=True)
-    with pytest.raises(ConfigError, match="refusing to serve on 0.0.0.0 without API keys"):
+    with pytest.raises(ConfigError, match=r"refusing to serve on 0\.0\.0\.0 without API keys"):
         check_exposure("0.0.0.0", (), allow_unauthenticated=False)
 
 
@@ -204,5 +204,5 @@ def test_settings_have_a_server_section() -> None:
 
     s = load_settings(server={"max_queue": 0, "port": 9000})
     assert s.server.max_queue == 0 and s.server.host == "127.0.0.1"
-    with pytest.raises(ConfigError, match="server.max_concurrent"):
+    with pytest.raises(ConfigError, match=r"server\.max_concurrent"):
         load_settings(server={"max_concurrent": 0})
