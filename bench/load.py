@@ -12,7 +12,8 @@ through the API. Two phases, each `--seconds` long:
 
 Clients stop starting requests at the deadline; requests in flight finish and count. Reported
 per phase: requests, 200s, 503s, other errors (the target is zero 5xx besides the documented
-503), throughput, p50/p95 latency of answered questions, p95/max of `/healthz` polled every
+503), throughput, p50/p95 latency of answered questions (queueing included) and the p50 of
+their own pipeline time (from the trace: queueing excluded), p95/max of `/healthz` polled every
 0.5 s meanwhile (is the event loop free while the models compute?), and the server's resident
 memory (VmRSS of the process, which holds the models: llama.cpp runs in-process). The table is
 printed and the JSON written to bench/results/.
@@ -55,7 +56,8 @@ QUESTIONS = [
 @dataclass
 class Phase:
     name: str
-    results: list[tuple[float, float, int]] = field(default_factory=list)  # start, s, status
+    results: list[tuple[float, float, int, float | None]] = field(default_factory=list)
+    # (start, seconds, status, the answer's own trace.total_ms / 1000: time not spent queued)
     health: list[float] = field(default_factory=list)
     health_failures: int = 0
     rss_mb: list[float] = field(default_factory=list)
@@ -87,12 +89,15 @@ def _client(base: str, mode: str, deadline: float, offset: int, phase: Phase) ->
             question = QUESTIONS[i % len(QUESTIONS)]
             i += 1
             started = time.time()
+            service = None
             try:
                 r = http.post("/v1/ask", json={"question": question, "mode": mode})
                 status = r.status_code
+                if status == 200:
+                    service = r.json()["trace"]["total_ms"] / 1000
             except httpx.HTTPError:
                 status = -1
-            phase.results.append((started, time.time() - started, status))
+            phase.results.append((started, time.time() - started, status, service))
             if status == 503:
                 wait = float(r.headers.get("retry-after", "1"))
                 time.sleep(max(0.0, min(wait, deadline - time.time())))
@@ -169,8 +174,9 @@ def run_phase(
 
 
 def summarise(phase: Phase, clients: int) -> dict[str, Any]:
-    statuses = [s for _, _, s in phase.results]
-    ok = [lat for _, lat, s in phase.results if s == 200]
+    statuses = [s for _, _, s, _ in phase.results]
+    ok = [lat for _, lat, s, _ in phase.results if s == 200]
+    service = [sv for _, _, s, sv in phase.results if s == 200 and sv is not None]
     span = max(phase.ended - phase.started, 1e-9)
     return {
         "phase": phase.name,
@@ -184,6 +190,7 @@ def summarise(phase: Phase, clients: int) -> dict[str, Any]:
         "answers_per_min": round(len(ok) / span * 60, 2),
         "latency_p50_s": round(percentile(ok, 50), 1),
         "latency_p95_s": round(percentile(ok, 95), 1),
+        "service_p50_s": round(percentile(service, 50), 1),
         "healthz_p95_ms": round(percentile(phase.health, 95), 1),
         "healthz_max_ms": round(max(phase.health, default=float("nan")), 1),
         "healthz_failures": phase.health_failures,
@@ -199,6 +206,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--mode", choices=["crag", "rag"], default="crag")
     p.add_argument("--max-concurrent", type=int, default=1, help="server.max_concurrent")
     p.add_argument("--max-queue", type=int, default=8, help="server.max_queue")
+    p.add_argument("--queue-timeout", type=float, default=120, help="server.queue_timeout_s")
     p.add_argument("--datasets", type=Path, default=DATASETS)
     p.add_argument("--models-dir", type=Path, default=ROOT / ".crag" / "models")
     p.add_argument("--no-ingest-phase", action="store_true")
@@ -219,9 +227,11 @@ def main(argv: list[str] | None = None) -> None:
         "CRAG_LLM__MODELS_DIR": str(args.models_dir),
         "CRAG_SERVER__MAX_CONCURRENT": str(args.max_concurrent),
         "CRAG_SERVER__MAX_QUEUE": str(args.max_queue),
+        "CRAG_SERVER__QUEUE_TIMEOUT_S": str(args.queue_timeout),
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
     }
+    load_before = os.getloadavg()
     log_path = tmp / "server.log"
     log = log_path.open("w")
     started = time.time()
@@ -257,6 +267,7 @@ def main(argv: list[str] | None = None) -> None:
             squad = args.datasets / "squad-en-dev-subset.json"
             phases.append(run_phase("queries+ingest", base, proc.pid, args, squad))
         rows = [summarise(ph, args.clients) for ph in phases]
+        load_after = os.getloadavg()
         server_log = log_path.read_text()
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -271,14 +282,17 @@ def main(argv: list[str] | None = None) -> None:
         f"{args.seconds:g} s a phase, max_concurrent {args.max_concurrent}, "
         f"max_queue {args.max_queue}",
         ["phase", "requests", "200", "503", "other 5xx", "answers/min", "p50 s", "p95 s",
-         "healthz p95/max ms", "RSS max MB"],
+         "service p50 s", "healthz p95/max ms", "RSS max MB"],
         [
             [r["phase"], r["requests"], r["ok"], r["busy_503"], r["errors_5xx_other"],
-             r["answers_per_min"], r["latency_p50_s"], r["latency_p95_s"],
+             r["answers_per_min"], r["latency_p50_s"], r["latency_p95_s"], r["service_p50_s"],
              f"{r['healthz_p95_ms']} / {r['healthz_max_ms']}", r["rss_mb_max"]]
             for r in rows
         ],
-        caption=f"cold start {cold_start:.1f} s; idle RSS {rss_idle:.0f} MB",
+        caption=(
+            f"cold start {cold_start:.1f} s; idle RSS {rss_idle:.0f} MB; load average "
+            f"{load_before[0]:.1f} before, {load_after[0]:.1f} after ({os.cpu_count()} CPUs)"
+        ),
     )  # fmt: skip
     for r in rows:
         if r["ingest"]:
@@ -286,6 +300,8 @@ def main(argv: list[str] | None = None) -> None:
     result = {
         "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
         "cold_start_s": round(cold_start, 1),
+        "loadavg_before": load_before,
+        "loadavg_after": load_after,
         "rss_idle_mb": rss_idle,
         "phases": rows,
         "raw": {ph.name: ph.results for ph in phases},

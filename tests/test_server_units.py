@@ -206,3 +206,61 @@ def test_settings_have_a_server_section() -> None:
     assert s.server.max_queue == 0 and s.server.host == "127.0.0.1"
     with pytest.raises(ConfigError, match=r"server\.max_concurrent"):
         load_settings(server={"max_concurrent": 0})
+
+
+# -- jobs and pipeline variants (real Index, nothing embedded) -------------------------------
+def test_job_queue_is_bounded_and_stopping_drops_queued_jobs(tmp_path) -> None:
+    from crag.config import load_settings
+    from crag.index.store import Index
+    from crag.server.jobs import Job, JobRunner, Upload
+
+    settings = load_settings(data_dir=tmp_path / "data", collection="jobs")
+    index = Index.open(settings)
+    try:
+        runner = JobRunner(index, settings.ingest, max_queued=2)  # worker not started
+        spooled = []
+        for i in range(2):
+            path = spool_path(tmp_path / "spool", f"f{i}.md")
+            spooled.append(path)
+            runner.submit(Job(runner.new_id(), "ingest", [Upload(f"f{i}.md", path, f"f{i}.md")]))
+        assert runner.queued() == 2
+        with pytest.raises(Busy, match=r"server\.max_jobs"):
+            runner.submit(Job(runner.new_id(), "remove", remove_source="x"))
+        runner.stop()
+        jobs = [runner.get(j) for j in list(runner._jobs)]
+        assert all(j.state == "failed" and "stopped" in j.error for j in jobs)
+        assert all(j.done_event.is_set() for j in jobs)
+        assert not any(p.exists() for p in spooled)  # spooled uploads do not pile up
+    finally:
+        index.close()
+
+
+def test_pipeline_variants_share_the_components() -> None:
+    from unittest.mock import sentinel
+
+    from crag.config import load_settings
+    from crag.evaluate import ActionTrigger
+    from crag.pipeline import Components, Pipeline
+    from crag.server.runtime import Runtime
+
+    parts = Components(
+        retriever=sentinel.retriever,
+        evaluator=sentinel.evaluator,
+        trigger=ActionTrigger(1.0, 0.0),
+        refiner=sentinel.refiner,
+        generator=sentinel.generator,
+        retrieve_k=20,
+        rerank_k=5,
+    )
+    shared = Pipeline(parts)
+    rt = Runtime(load_settings(), shared, sentinel.index, sentinel.jobs, ())
+    try:
+        assert rt.pipeline_for(None, None) is shared
+        assert rt.pipeline_for(20, 5) is shared
+        deeper = rt.pipeline_for(50, None)
+        assert deeper is rt.pipeline_for(50, 5)  # cached
+        assert (deeper.components.retrieve_k, deeper.components.rerank_k) == (50, 5)
+        assert deeper.components.evaluator is sentinel.evaluator
+        assert shared.components.retrieve_k == 20  # the shared pipeline is untouched
+    finally:
+        rt.close()

@@ -134,6 +134,7 @@ class JobRunner:
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._queue: queue.Queue[Job | None] = queue.Queue()
         self._lock = threading.Lock()
+        self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self.current: Job | None = None
 
@@ -143,17 +144,14 @@ class JobRunner:
         self._thread.start()
 
     def stop(self, timeout: float = 30.0) -> None:
-        """Finish the running job (bounded wait), drop the queued ones and their files."""
-        self._queue.put(None)
+        """Let the running job finish (bounded wait); jobs still queued are dropped, their
+        spooled files deleted, and they report that the server stopped."""
+        self._stopping.set()
+        self._queue.put(None)  # wake the worker if it is idle
         if self._thread is not None:
             self._thread.join(timeout)
-        while True:
-            try:
-                job = self._queue.get_nowait()
-            except queue.Empty:
-                break
-            if job is not None:
-                self._cleanup(job)
+        else:
+            self._drop_queued()
 
     # -- submitting and reading ----------------------------------------------------------
     def queued(self) -> int:
@@ -194,7 +192,13 @@ class JobRunner:
         while True:
             job = self._queue.get()
             if job is None:
-                return
+                if self._stopping.is_set():
+                    self._drop_queued()
+                    return
+                continue
+            if self._stopping.is_set():
+                self._drop(job)
+                continue
             self.current = job
             job.state = "running"
             job.started = time.time()
@@ -227,6 +231,22 @@ class JobRunner:
             job.error = "no file could be ingested: " + "; ".join(
                 f"{source}: {why}" for source, why in report.failed
             )
+
+    def _drop_queued(self) -> None:
+        while True:
+            try:
+                job = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if job is not None:
+                self._drop(job)
+
+    def _drop(self, job: Job) -> None:
+        job.error = "the server stopped before this job ran; upload again"
+        job.state = "failed"
+        job.finished = time.time()
+        self._cleanup(job)
+        job.done_event.set()
 
     @staticmethod
     def _cleanup(job: Job) -> None:

@@ -171,8 +171,8 @@ async def _chunks(
             elif item[0] == "token":
                 held.append(item[1])
                 draft = "".join(held).strip().upper().replace(" ", "_")
-                if draft and NOT_FOUND.startswith(draft):
-                    continue
+                if draft and (NOT_FOUND.startswith(draft) or draft.startswith(NOT_FOUND)):
+                    continue  # may be (or is) the marker: the answer event decides
                 text = "".join(held)
                 held.clear()
                 sent.append(text)
