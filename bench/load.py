@@ -260,7 +260,7 @@ def main(argv: list[str] | None = None) -> None:
         sent.raise_for_status()
         job = _wait_job(http, sent.headers["location"], timeout=600)
         console.print(f"sample corpus ingested: {job['state']}, {job['progress']}")
-        http.post("/v1/ask", json={"question": "warm up", "mode": args.mode})
+        http.post("/v1/ask", json={"question": "warm up", "mode": args.mode}, timeout=900)
 
         phases = [run_phase("queries", base, proc.pid, args, None)]
         if not args.no_ingest_phase:
