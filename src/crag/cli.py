@@ -223,7 +223,11 @@ def main() -> None:
 
 
 # Command modules register themselves on `app` when imported.
-from crag import cli_ask, cli_evaluator, cli_models  # noqa: E402,F401
+from crag import cli_ask, cli_evaluator, cli_models, cli_serve  # noqa: E402,F401
 
 if __name__ == "__main__":
-    main()
+    # `python -m crag.cli`: the commands registered themselves on `crag.cli.app`, which is
+    # not this `__main__` module's `app`; run that one.
+    from crag.cli import main as _main
+
+    _main()

@@ -31,6 +31,7 @@ __all__ = [
     "RefineSettings",
     "RerankSettings",
     "RetrievalSettings",
+    "ServerSettings",
     "Settings",
     "WebSettings",
     "default_data_dir",
@@ -448,6 +449,36 @@ class _RoleShortcuts(PydanticBaseSettingsSource):
         return {"llm": roles} if roles else {}
 
 
+class ServerSettings(BaseModel):
+    """`crag serve`. API keys are not here: they come only from `CRAG_API_KEYS` (a secret)."""
+
+    host: str = Field("127.0.0.1", description="Address to bind; beyond loopback needs API keys.")
+    port: int = Field(8000, ge=0, le=65535)
+    allow_unauthenticated: bool = Field(
+        False, description="Serve beyond loopback without API keys (only behind your own auth)."
+    )
+    max_concurrent: int = Field(
+        1, ge=1, le=64, description="Questions answered at once: they share the local models."
+    )
+    max_queue: int = Field(
+        8, ge=0, description="Questions waiting for a slot; beyond that: 503 + Retry-After."
+    )
+    queue_timeout_s: float = Field(
+        120.0, gt=0, description="A question waiting longer than this gets 503 + Retry-After."
+    )
+    max_body_kb: int = Field(256, ge=1, description="Largest JSON request body.")
+    max_upload_mb: float = Field(64.0, gt=0, description="Largest document upload request.")
+    max_question_chars: int = Field(4000, ge=1, description="Longest question accepted.")
+    max_jobs: int = Field(16, ge=1, description="Ingestion jobs waiting; beyond that: 503.")
+    warmup: bool = Field(
+        True,
+        description=(
+            "Load the models before the port opens; off: on the first question, which then "
+            "stalls every request while a model loads (llama.cpp holds the GIL to load)."
+        ),
+    )
+
+
 class Settings(BaseSettings):
     """All of crag's settings. Every field has a default, so an empty config runs offline."""
 
@@ -473,6 +504,8 @@ class Settings(BaseSettings):
     refine: RefineSettings = Field(default_factory=RefineSettings)
     generate: GenerateSettings = Field(default_factory=GenerateSettings)
     web: WebSettings = Field(default_factory=WebSettings)
+
+    server: ServerSettings = Field(default_factory=ServerSettings)
 
     @classmethod
     def settings_customise_sources(
