@@ -223,7 +223,7 @@ def main() -> None:
 
 
 # Command modules register themselves on `app` when imported.
-from crag import cli_ask, cli_evaluator, cli_models, cli_serve  # noqa: E402,F401
+from crag import cli_ask, cli_eval, cli_evaluator, cli_models, cli_serve  # noqa: E402,F401
 
 if __name__ == "__main__":
     # `python -m crag.cli`: the commands registered themselves on `crag.cli.app`, which is
