@@ -75,14 +75,16 @@ def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 
 
 def sample_questions(path: Path, per_group: int, seed: int) -> dict[str, list[dict[str, Any]]]:
-    from crag.eval import nq_part
+    """Questions per part, only those the trained evaluator never saw (its "test" part)."""
+    from crag.eval import evaluator_part, nq_part
 
     groups: dict[str, list[dict[str, Any]]] = {g: [] for g in GROUPS}
     with path.open(encoding="utf-8") as fh:
         for line in fh:
             if line.strip():
                 q = json.loads(line)
-                groups[nq_part(q["gold_passage"])].append(q)
+                if evaluator_part(q["gold_passage"]) == "test":
+                    groups[nq_part(q["gold_passage"])].append(q)
     rng = random.Random(seed)
     return {g: rng.sample(qs, min(per_group, len(qs))) for g, qs in groups.items()}
 
