@@ -31,7 +31,8 @@ def test_the_packaged_model_ships_with_manifest_card_and_thresholds() -> None:
     assert (folder / "README.md").read_text().startswith("# crag-evaluator")
     upper, lower = calibrated_thresholds(PACKAGED_EVALUATOR)
     assert 0 <= lower <= upper <= 1
-    assert load_settings().evaluate.thresholds("default", "x").upper == upper
+    chosen = load_settings(evaluate={"method": "cross-encoder"}).evaluate.thresholds("d", "x")
+    assert chosen.upper == upper
 
 
 def test_a_tampered_model_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -81,6 +82,9 @@ def test_pipeline_shares_one_cross_encoder_for_rerank_and_evaluate(sample_index)
     from crag.pipeline import build_pipeline
 
     settings, index = sample_index
+    settings = settings.model_copy(deep=True)
+    settings.evaluate.method = "cross-encoder"
+    settings.rerank.model = "crag-evaluator"
     pipeline = build_pipeline(settings, index)
     c = pipeline.components
     assert c.reranker is c.evaluator and isinstance(c.evaluator, CrossEncoderEvaluator)

@@ -26,17 +26,18 @@ IN_CORPUS = "How do honey bees tell their nest mates where flowers are?"
 
 
 def _pipeline(
-    sample_index, llms, upper: float, lower: float, mode: str = "excerption", judge: str = "ce"
+    sample_index, llms, upper: float, lower: float, mode: str = "excerption", judge: str = "llm"
 ):
-    """The pipeline as built from settings; `judge="llm"` swaps the default trained
-    cross-encoder evaluator for the 0.5B LLM judge."""
+    """The pipeline as built from settings; `judge="ce"` uses the trained cross-encoder as
+    reranker and evaluator, `judge="llm"` the default 0.5B LLM judge."""
     settings, index = sample_index
     settings = settings.model_copy(deep=True)
     settings.refine.mode = mode  # type: ignore[assignment]
     settings.refine.floor = 0.0
     settings.rerank.top_k = 3
-    if judge == "llm":
-        settings.evaluate.method = "llm"
+    if judge == "ce":
+        settings.evaluate.method = "cross-encoder"
+        settings.rerank.model = "crag-evaluator"
     pipeline = build_pipeline(settings, index)
     pipeline.components.trigger = ActionTrigger(upper=upper, lower=lower)
     # share the session models instead of loading more servers

@@ -111,11 +111,11 @@ class RetrievalSettings(BaseModel):
 
 class RerankSettings(BaseModel):
     model: str | None = Field(
-        "crag-evaluator",
+        None,
         description=(
-            "Cross-encoder: the packaged, trained 'crag-evaluator' (default; also the "
-            "evaluator, so its scores are reused), a model folder or hub name; '' = keep the "
-            "fused order."
+            "Cross-encoder: the packaged, trained 'crag-evaluator' (with evaluate.method = "
+            "'cross-encoder' one model serves both stages), a model folder or hub name; "
+            "none = keep the fused order."
         ),
     )
     top_k: int = Field(5, ge=1, description="Chunks kept after reranking (seed: 5).")
@@ -296,10 +296,11 @@ UNMEASURED_THRESHOLDS = (0.5, 0.25)  # any other judge: run bench/evaluator.py a
 
 class EvaluateSettings(BaseModel):
     method: Literal["cross-encoder", "llm"] = Field(
-        "cross-encoder",
+        "llm",
         description=(
-            "'cross-encoder': the trained evaluator (evaluate.model; fast, calibrated); "
-            "'llm': the grader model's Yes/No log-probability judge."
+            "'llm': the grader model's Yes/No log-probability judge (default); "
+            "'cross-encoder': the trained evaluator (evaluate.model; ~100x faster, but below "
+            "its accuracy target and weak on paraphrases and Turkish: see the README)."
         ),
     )
     model: str = Field(

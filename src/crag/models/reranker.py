@@ -1,9 +1,9 @@
 """Rerankers: reorder retrieved chunks by a model that reads query and chunk together.
 
-`Reranker.score(query, texts)` is the one required method; `rerank()` builds on it. The
-default (`rerank.model = "crag-evaluator"`) is the cross-encoder crag trains and ships, which
-is also the retrieval evaluator (`crag.models.cross_encoder`); any other cross-encoder folder
-or hub name works the same; `rerank.model = ""` keeps the fused order (`PassThroughReranker`).
+`Reranker.score(query, texts)` is the one required method; `rerank()` builds on it. With no
+`rerank.model` the fused order is kept (`PassThroughReranker`); `"crag-evaluator"` is the
+cross-encoder crag trains and ships (`crag.models.cross_encoder`, also usable as the retrieval
+evaluator); any other cross-encoder folder or hub name works the same.
 """
 
 from __future__ import annotations
