@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -275,7 +276,9 @@ def main(argv: list[str] | None = None) -> None:
             proc.wait(30)
         except subprocess.TimeoutExpired:
             proc.kill()
+            proc.wait(10)
         log.close()
+        shutil.rmtree(tmp, ignore_errors=True)
 
     print_table(
         f"crag serve under load: {args.clients} clients, mode {args.mode}, "

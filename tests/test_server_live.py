@@ -32,7 +32,7 @@ def parts(tmp_path_factory, embedder, llm, generator_llm):
     settings = load_settings(data_dir=tmp_path_factory.mktemp("live") / "data", collection="s")
     settings.rerank.top_k = 3
     settings.generate.max_tokens = 96
-    settings.server.warmup = False  # the session's models are loaded already
+    settings.server.warmup = True  # loads nothing new: the session's models are in already
     reader = Index.open(settings, embedder=embedder)
     Ingestor(reader, settings.ingest).ingest([SAMPLE])
     pipeline = build_pipeline(settings, reader)
@@ -83,6 +83,11 @@ def test_ask_and_its_stream_give_the_same_cited_answer(url, parts) -> None:
     _, reader, _ = parts
     real_ids = {r[0] for r in reader.catalog._db.execute("SELECT id FROM chunks")}
     with httpx.Client(base_url=url, timeout=600) as client:
+        ready = client.get("/readyz").json()
+        assert ready["status"] == "ready" and ready["warm"]
+        assert set(ready["models"].values()) == {"loaded"}
+        assert {"qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"} <= set(ready["models"])
+        assert ready["index"]["chunks"] == ready["index"]["vectors"] > 0
         whole = client.post("/v1/ask", json={"question": QUESTION})
         assert whole.status_code == 200, whole.text
         answer = whole.json()
@@ -205,9 +210,11 @@ def test_uploads_are_jobs_named_by_the_client_stored_by_the_server(url, parts) -
 
         found = client.post(
             "/v1/ask",
-            json={"question": "How is saffron harvested?", "mode": "rag"},
-        ).json()
+            json={"question": "How is saffron harvested?", "mode": "rag",
+                  "options": {"top_k": 8, "rerank_k": 2}},
+        ).json()  # fmt: skip
         assert any(c["source"] == "saffron.md" for c in found["citations"]), found
+        assert len(found["trace"]["retrieved"]) == 8 and len(found["trace"]["reranked"]) == 2
 
         for name in ("saffron.md", "moon.squad.json", "kelp.jsonl"):
             gone = client.delete(f"/v1/documents/{name}")
