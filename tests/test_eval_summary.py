@@ -101,6 +101,7 @@ def test_answer_figures_hand_worked() -> None:
     assert a["over_refusal"] == pytest.approx(1 / 4)  # r3
     assert a["refusal_rate"] == pytest.approx(1 / 2)  # u1 refused, u2 answered
     assert a["hallucination_rate"] == pytest.approx(1 / 2)
+    assert a["found_elsewhere"] == 0.0  # no gold answer: any answer is a hallucination
 
 
 def test_retrieval_recall_hand_worked() -> None:
@@ -146,11 +147,15 @@ def test_rag_has_no_evaluator_and_modes_stay_apart() -> None:
 def test_split_parts_decide_what_should_be_answered() -> None:
     kb = rec("k", "Denver Broncos [1]", part="kb")
     web = rec("w", "Denver Broncos [1]", part="web", gold_rank=None)
-    held = rec("h", "Denver Broncos [1]", part="held_out", gold_rank=None)
+    held = rec("h", "The Carolina Panthers [1]", part="held_out", gold_rank=None)
     assert expects_answer(kb) and not expects_answer(web) and not expects_answer(held)
     assert expects_answer(web, web=True) and not expects_answer(held, web=True)
     s = summarize([kb, web, held], ["crag"])["crag"]
-    assert s["answers"]["n_answerable"] == 1 and s["answers"]["hallucination_rate"] == 1.0
+    a = s["answers"]
+    assert a["n_answerable"] == 1 and a["n_unanswerable"] == 2
+    # the web question was answered right from another indexed passage: not a hallucination
+    assert a["found_elsewhere"] == 0.5 and a["hallucination_rate"] == 0.5
+    assert a["refusal_rate"] == 0.0
     assert s["retrieval"]["n"] == 1  # only the kb question's passage is in the index
     assert set(s["by_part"]) == {"held_out", "kb", "web"}
     assert s["by_part"]["web"]["n_unanswerable"] == 1

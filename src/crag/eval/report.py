@@ -38,7 +38,7 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 ANSWER_COLUMNS = [
     "mode", "should answer", "accuracy", "F1", "over-refusal", "should refuse", "refused",
-    "hallucinated", "errors",
+    "found elsewhere", "hallucinated", "errors",
 ]  # fmt: skip
 
 
@@ -49,7 +49,7 @@ def _answers_rows(modes: dict[str, Any]) -> list[list[str]]:
         rows.append([
             m, str(a["n_answerable"]), _pct(a["accuracy"]), _pct(a["f1"]),
             _pct(a["over_refusal"]), str(a["n_unanswerable"]), _pct(a["refusal_rate"]),
-            _pct(a["hallucination_rate"]), str(s["errors"]),
+            _pct(a["found_elsewhere"]), _pct(a["hallucination_rate"]), str(s["errors"]),
         ])  # fmt: skip
     return rows
 
@@ -121,7 +121,7 @@ def _parts_rows(parted: dict[str, Any]) -> list[list[str]]:
         for p, a in by_part.items():
             rows.append([
                 m, p, str(a["n_answerable"]), _pct(a["accuracy"]), str(a["n_unanswerable"]),
-                _pct(a["refusal_rate"]), _pct(a["hallucination_rate"]),
+                _pct(a["refusal_rate"]), _pct(a["found_elsewhere"]), _pct(a["hallucination_rate"]),
             ])  # fmt: skip
     return rows
 
@@ -169,7 +169,7 @@ def render_markdown(summary: dict[str, Any]) -> str:
     parted = {m: s["by_part"] for m, s in modes.items() if s.get("by_part")}
     if parted:
         header = ["mode", "part", "should answer", "accuracy", "should refuse", "refused",
-                  "hallucinated"]  # fmt: skip
+                  "found elsewhere", "hallucinated"]  # fmt: skip
         out += ["## By part of the split corpus", "", _table(header, _parts_rows(parted)), ""]
     out += ["## Plots", ""]
     out += [f"![{k}]({v})" for k, v in summary.get("plots", {}).items()]
@@ -253,7 +253,10 @@ def write_plots(summary: dict[str, Any], out_dir: Path) -> dict[str, str]:
 
     judged = [m for m in names if modes[m]["evaluator"]]
     if judged:
-        kinds = (("gold", "gold-bearing\njudged"), ("no_gold", "none\njudged"))
+        kinds = (
+            ("gold", "gold-bearing chunk\njudged"),
+            ("no_gold", "no gold-bearing\nchunk judged"),
+        )
         groups = [(m, key, lab) for m in judged for key, lab in kinds]
         fig, ax = plt.subplots(figsize=(max(5, 1.5 * len(groups) + 2), 4.2))
         labels = [f"{m}\n{lab}" if len(judged) > 1 else lab for m, _, lab in groups]

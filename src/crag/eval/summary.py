@@ -10,8 +10,10 @@ Definitions (documented in the README's `crag eval` section as well):
   answer contained in the answer (`metrics.contains_answer`); a refusal counts as wrong.
   **f1**: mean token F1 over the same questions (0 for a refusal).
 - **over_refusal**: among expected-answer questions, the share refused.
-- **refusal_rate** / **hallucination_rate**: among should-refuse questions, the share refused /
-  answered (the two add up to 1).
+- **refusal_rate** / **found_elsewhere** / **hallucination_rate**: among should-refuse
+  questions, the share refused / answered with a gold answer anyway (possible on a split
+  corpus: another indexed passage held the same fact) / answered without one. The three add up
+  to 1; for SQuAD 2.0 unanswerable questions (no gold answer) every answer is a hallucination.
 - **recall@k**: among questions whose gold passage is in the index, the share with a chunk of
   it in the top k retrieved (before reranking).
 - **evaluator**: for modes that judge retrieval (crag), verdict counts split by whether a
@@ -123,6 +125,10 @@ def _answers(records: Sequence[dict[str, Any]], web: bool) -> dict[str, Any]:
     ]
     f1 = [0.0 if r["refused"] else token_f1(r["answer"], r["answers"]) for r in yes]
     refused_no = sum(r["refused"] for r in no)
+    found_no = sum(
+        not r["refused"] and contains_answer(r["answer"], r["answers"], r.get("language", "en"))
+        for r in no
+    )
     return {
         "n_answerable": len(yes),
         "accuracy": _mean([float(x) for x in right]),
@@ -130,7 +136,8 @@ def _answers(records: Sequence[dict[str, Any]], web: bool) -> dict[str, Any]:
         "over_refusal": _rate(sum(r["refused"] for r in yes), len(yes)),
         "n_unanswerable": len(no),
         "refusal_rate": _rate(refused_no, len(no)),
-        "hallucination_rate": _rate(len(no) - refused_no, len(no)),
+        "found_elsewhere": _rate(found_no, len(no)),
+        "hallucination_rate": _rate(len(no) - refused_no - found_no, len(no)),
     }
 
 
