@@ -42,6 +42,9 @@ class _RichEvalProgress:
         self.task: Any = None
 
     def start(self, total: int, skipped: int) -> None:
+        if not total:
+            self.p.console.print(f"[dim]all {skipped} pairs were done before: report only[/]")
+            return
         note = f" ({skipped} done before, skipped)" if skipped else ""
         self.task = self.p.add_task(f"questions × modes{note}", total=total, last="")
 

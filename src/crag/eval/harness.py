@@ -12,6 +12,7 @@ row stop the run: the cause is then the setup, not the question.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from contextlib import suppress
@@ -158,6 +159,8 @@ class Harness:
             "part": item.part,
             "language": self.language,
             "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            # 1-minute load average when asked: timings on a shared machine need it
+            "load": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
             "error": None,
         }
         try:

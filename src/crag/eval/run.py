@@ -183,8 +183,6 @@ def run_eval(
             pipeline = build_pipeline(s, index, **pipeline_overrides)
             web = pipeline.components.web is not None
             check_fingerprint(plan.out_dir, _fingerprint(plan, web))
-            load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-            machine = f"{os.cpu_count()} CPU cores, load average {load:.1f} at start"
             started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
             harness = Harness(pipeline, index.catalog, results, language=plan.language)
             harness.progress = progress or harness.progress
@@ -201,6 +199,12 @@ def run_eval(
         ]
         t = s.evaluate.thresholds(s.collection, s.llm.grader.model)
         c = plan.config
+        loads = [r["load"] for r in records if r.get("load") is not None]
+        machine = f"{os.cpu_count()} CPU cores" + (
+            f", 1-min load average {min(loads):.1f}–{max(loads):.1f} while questions ran"
+            if loads
+            else ""
+        )
         summary = {
             "run": {
                 "dataset": str(plan.data.path), "dataset_name": plan.data.name,
