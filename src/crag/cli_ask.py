@@ -45,8 +45,8 @@ def _print_answer(answer: Answer, *, body: bool = True) -> None:
         console.print(answer.text, highlight=False, markup=False)
     if answer.citations:
         console.print("\n[bold]Sources[/]")
-        for c in answer.citations:
-            console.print(f"  [{c.n}] {c.label}", highlight=False, markup=False)
+        for c in answer.citations:  # local documents and web pages are told apart
+            console.print(f"  [{c.n}] {c.origin:<5} {c.label}", highlight=False, markup=False)
     console.print(f"\n[dim]{_verdict_line(answer)}[/]", highlight=False)
 
 
@@ -72,6 +72,8 @@ def _print_trace(answer: Answer) -> None:
             score = "?" if s["score"] is None else f"{s['score']:.2f}"
             strips.add_row(score, "✓" if s["kept"] else "", text)
         console.print(strips)
+    if t.web:
+        _print_web(t.web)
     calls = Table(title="model calls", title_justify="left")
     for col in ("role", "model", "purpose", "calls", "prompt tok", "completion tok", "ms"):
         calls.add_column(col, justify="left" if col in ("role", "model", "purpose") else "right")
@@ -93,6 +95,40 @@ def _print_trace(answer: Answer) -> None:
     console.print(stages)
     for note in t.notes:
         console.print(f"[yellow]note:[/] {note}", highlight=False)
+
+
+def _print_web(web: dict[str, Any]) -> None:
+    cache = web.get("cache", "")
+    console.print(
+        f"web search: {web.get('provider')} · query {web.get('query')!r} "
+        f"({web.get('rewrite', {}).get('method')}) · cache {cache or '–'}",
+        highlight=False,
+        markup=False,
+    )
+    if web.get("error"):
+        console.print(f"[yellow]web search failed:[/] {web['error']}", highlight=False)
+    pages = {p["url"]: p for p in web.get("pages", [])}
+    table = Table(title="web results", title_justify="left")
+    for col in ("#", "page", "url"):
+        table.add_column(col)
+    for i, r in enumerate(web.get("results", []), start=1):
+        page = pages.get(r["url"])
+        state = "snippet" if page is None else page["status"]
+        if page is not None and page.get("reason"):
+            state += f": {page['reason']}"
+        table.add_row(str(i), state, r["url"])
+    console.print(table)
+    strips = web.get("strips", [])
+    if strips:
+        kept = Table(
+            title=f"web strips ({sum(s['kept'] for s in strips)} kept)", title_justify="left"
+        )
+        for col in ("score", "kept", "strip"):
+            kept.add_column(col)
+        for s in strips:
+            text = s["text"] if len(s["text"]) < 160 else s["text"][:157] + "..."
+            kept.add_row(f"{s['score']:.2f}", "✓" if s["kept"] else "", text)
+        console.print(kept)
 
 
 @app.command()

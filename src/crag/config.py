@@ -31,7 +31,9 @@ __all__ = [
     "RefineSettings",
     "RerankSettings",
     "RetrievalSettings",
+    "ServerSettings",
     "Settings",
+    "WebSettings",
     "default_data_dir",
     "load_settings",
 ]
@@ -109,7 +111,12 @@ class RetrievalSettings(BaseModel):
 
 class RerankSettings(BaseModel):
     model: str | None = Field(
-        None, description="sentence-transformers CrossEncoder name or path; none = pass-through."
+        None,
+        description=(
+            "Cross-encoder: the packaged, trained 'crag-evaluator' (with evaluate.method = "
+            "'cross-encoder' one model serves both stages), a model folder or hub name; "
+            "none = keep the fused order."
+        ),
     )
     top_k: int = Field(5, ge=1, description="Chunks kept after reranking (seed: 5).")
 
@@ -288,7 +295,18 @@ UNMEASURED_THRESHOLDS = (0.5, 0.25)  # any other judge: run bench/evaluator.py a
 
 
 class EvaluateSettings(BaseModel):
-    method: Literal["llm"] = Field("llm", description="'llm': Yes/No log-probability judge.")
+    method: Literal["cross-encoder", "llm"] = Field(
+        "llm",
+        description=(
+            "'llm': the grader model's Yes/No log-probability judge (default); "
+            "'cross-encoder': the trained evaluator (evaluate.model; ~100x faster, but below "
+            "its accuracy target and weak on paraphrases and Turkish: see the README)."
+        ),
+    )
+    model: str = Field(
+        "crag-evaluator",
+        description="Cross-encoder: packaged 'crag-evaluator', a trained model folder, a name.",
+    )
     upper: float | None = Field(
         None,
         ge=0,
@@ -313,11 +331,19 @@ class EvaluateSettings(BaseModel):
         return self
 
     def thresholds(self, collection: str, grader_model: str) -> Thresholds:
-        """Per-collection thresholds, else the configured ones, else those measured for the
-        grader model by bench/evaluator.py (JUDGE_THRESHOLDS)."""
+        """Per-collection thresholds, else the configured ones, else the measured ones: those
+        `crag evaluator calibrate` stored with the cross-encoder, or those bench/evaluator.py
+        measured for the grader model (JUDGE_THRESHOLDS)."""
         if collection in self.per_collection:
             return self.per_collection[collection]
-        upper, lower = JUDGE_THRESHOLDS.get(grader_model.lower(), UNMEASURED_THRESHOLDS)
+        measured = None
+        if self.method == "cross-encoder":
+            from crag.models.cross_encoder import calibrated_thresholds
+
+            measured = calibrated_thresholds(self.model)
+        else:
+            measured = JUDGE_THRESHOLDS.get(grader_model.lower())
+        upper, lower = measured or UNMEASURED_THRESHOLDS
         return Thresholds(
             upper=self.upper if self.upper is not None else upper,
             lower=self.lower if self.lower is not None else lower,
@@ -351,6 +377,52 @@ class GenerateSettings(BaseModel):
     )
 
 
+class WebSettings(BaseModel):
+    """Web search correction for the INCORRECT and AMBIGUOUS verdicts. Off by default (offline).
+
+    API keys are never read from here: Tavily's comes from `TAVILY_API_KEY` in the environment.
+    """
+
+    provider: Literal["none", "tavily", "searxng", "duckduckgo"] = Field(
+        "none", description="'none' (offline default), 'tavily', 'searxng' or 'duckduckgo'."
+    )
+    tavily_url: str = Field("https://api.tavily.com", description="Tavily API base URL.")
+    searxng_url: str | None = Field(
+        None, description="SearXNG instance base URL (CRAG_SEARXNG_URL works too)."
+    )
+    max_results: int = Field(5, ge=1, le=20, description="Search results asked for.")
+    fetch_pages: int = Field(3, ge=0, le=10, description="Top result pages fetched and read.")
+    prefer_wikipedia: bool = Field(
+        False, description="Bias the query towards Wikipedia and read wikipedia.org pages first."
+    )
+    search_timeout: float = Field(10.0, gt=0, description="Seconds for one search request.")
+    fetch_timeout: float = Field(8.0, gt=0, description="Seconds for one page, all hops included.")
+    max_page_bytes: int = Field(1_000_000, ge=1024, description="Page bytes read at most.")
+    max_redirects: int = Field(5, ge=0, le=20)
+    max_strips: int = Field(
+        24, ge=1, description="Web strips judged at most (a cheap word-overlap pre-filter first)."
+    )
+    top_k: int = Field(3, ge=1, description="Web strips kept for generation.")
+    cache_ttl: float = Field(
+        86400.0, ge=0, description="Seconds a (provider, query) result is reused; 0 = no cache."
+    )
+    rewrite: bool = Field(True, description="Let the grader turn the question into keywords.")
+    allow_private_addresses: bool = Field(
+        False,
+        description=(
+            "Fetch pages on private, loopback and link-local addresses (SSRF protection off). "
+            "Only for local test servers."
+        ),
+    )
+    user_agent: str = Field("crag/0.1 (+corrective RAG; page reader)")
+
+    @model_validator(mode="after")
+    def _searxng_from_env(self) -> WebSettings:
+        if self.searxng_url is None and os.environ.get("CRAG_SEARXNG_URL"):
+            self.searxng_url = os.environ["CRAG_SEARXNG_URL"]
+        return self
+
+
 class _RoleShortcuts(PydanticBaseSettingsSource):
     """`CRAG_GRADER=local:qwen2.5-coder-0.5b`, `CRAG_GENERATOR=ollama:gemma3:27b`, ...
 
@@ -378,6 +450,36 @@ class _RoleShortcuts(PydanticBaseSettingsSource):
         return {"llm": roles} if roles else {}
 
 
+class ServerSettings(BaseModel):
+    """`crag serve`. API keys are not here: they come only from `CRAG_API_KEYS` (a secret)."""
+
+    host: str = Field("127.0.0.1", description="Address to bind; beyond loopback needs API keys.")
+    port: int = Field(8000, ge=0, le=65535)
+    allow_unauthenticated: bool = Field(
+        False, description="Serve beyond loopback without API keys (only behind your own auth)."
+    )
+    max_concurrent: int = Field(
+        1, ge=1, le=64, description="Questions answered at once: they share the local models."
+    )
+    max_queue: int = Field(
+        8, ge=0, description="Questions waiting for a slot; beyond that: 503 + Retry-After."
+    )
+    queue_timeout_s: float = Field(
+        120.0, gt=0, description="A question waiting longer than this gets 503 + Retry-After."
+    )
+    max_body_kb: int = Field(256, ge=1, description="Largest JSON request body.")
+    max_upload_mb: float = Field(64.0, gt=0, description="Largest document upload request.")
+    max_question_chars: int = Field(4000, ge=1, description="Longest question accepted.")
+    max_jobs: int = Field(16, ge=1, description="Ingestion jobs waiting; beyond that: 503.")
+    warmup: bool = Field(
+        True,
+        description=(
+            "Load the models before the port opens; off: on the first question, which then "
+            "stalls every request while a model loads (llama.cpp holds the GIL to load)."
+        ),
+    )
+
+
 class Settings(BaseSettings):
     """All of crag's settings. Every field has a default, so an empty config runs offline."""
 
@@ -402,6 +504,9 @@ class Settings(BaseSettings):
     evaluate: EvaluateSettings = Field(default_factory=EvaluateSettings)
     refine: RefineSettings = Field(default_factory=RefineSettings)
     generate: GenerateSettings = Field(default_factory=GenerateSettings)
+    web: WebSettings = Field(default_factory=WebSettings)
+
+    server: ServerSettings = Field(default_factory=ServerSettings)
 
     @classmethod
     def settings_customise_sources(

@@ -7,6 +7,7 @@ one-line error instead of a traceback.
 from __future__ import annotations
 
 __all__ = [
+    "BlockedAddressError",
     "ConfigError",
     "CragError",
     "EmbeddingMismatchError",
@@ -21,7 +22,12 @@ __all__ = [
     "LLMUnavailableError",
     "LoaderError",
     "ModelLoadError",
+    "PageFetchError",
     "UnsupportedFileError",
+    "WebSearchError",
+    "WebSearchResponseError",
+    "WebSearchTimeout",
+    "WebSearchUnavailable",
 ]
 
 
@@ -120,3 +126,41 @@ class LLMRequestError(LLMError):
 
 class LLMResponseError(LLMError):
     """The provider answered with something unusable: malformed JSON, a truncated stream."""
+
+
+class WebSearchError(CragError):
+    """Web search failed. The pipeline turns it into a degraded answer and a trace entry.
+
+    `provider` names the search provider ("tavily", "searxng", ...), or "fetch" for a page.
+    """
+
+    def __init__(self, provider: str, message: str) -> None:
+        self.provider = provider
+        super().__init__(f"{provider}: {message}")
+
+
+class WebSearchUnavailable(WebSearchError):
+    """The provider cannot be used: no API key, unreachable, library missing, refused access."""
+
+
+class WebSearchTimeout(WebSearchError):
+    """The provider did not answer within the configured timeout."""
+
+
+class WebSearchResponseError(WebSearchError):
+    """The provider answered with an error status or a body that is not what its API promises."""
+
+
+class PageFetchError(WebSearchError):
+    """A result page could not be fetched or read (status, type, size, timeout); its snippet is
+    used instead."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        self.url = url
+        self.reason = reason
+        super().__init__("fetch", f"{url}: {reason}")
+
+
+class BlockedAddressError(PageFetchError):
+    """A page URL resolves to a private, loopback, link-local or otherwise internal address
+    (SSRF protection). Set `web.allow_private_addresses = true` only for local test servers."""

@@ -97,20 +97,37 @@ def make_nodes(c: Components) -> dict[str, Callable[[CragState], dict[str, Any]]
 
     def web_search(state: CragState) -> dict[str, Any]:
         trace = state["trace"]
+        scores = state.get("scores") or []
+        incorrect = state["verdict"] is Verdict.INCORRECT
+        why_local = (
+            f"the best retrieved passage scored "
+            f"{max((s for s in scores if not math.isnan(s)), default=0.0):.2f}, below the "
+            f"{c.trigger.lower:.2f} needed to trust it, and "
+            if incorrect
+            else "no retrieved passage held a relevant strip, and "
+        )
         if c.web is None:
-            scores = state.get("scores") or []
-            best = max((s for s in scores if not math.isnan(s)), default=0.0)
-            reason = (
-                f"the best retrieved passage scored {best:.2f}, below the {c.trigger.lower:.2f} "
-                "needed to trust it, and web search is not configured"
-                if state["verdict"] is Verdict.INCORRECT
-                else "web search is not configured"
-            )
+            reason = f"{why_local if incorrect else ''}web search is not configured"
             trace.notes.append(f"web search skipped: {reason}")
             return {"web_strips": [], "refuse_reason": reason}
         with _stage(trace, "web_search"):
-            strips = c.web.search(state["question"])
-        return {"web_strips": strips}
+            outcome = c.web.correct(state["question"])
+        trace.web_query = outcome.query
+        trace.web = outcome.record
+        update: dict[str, Any] = {"web_strips": outcome.strips}
+        if outcome.error:
+            trace.notes.append(f"web search failed, answering without it: {outcome.error}")
+            web_part = f"web search failed ({outcome.error})"
+        else:
+            web_part = (
+                f"web search ({outcome.record.get('provider')}, query {outcome.query!r}) "
+                "found nothing relevant"
+            )
+            if not outcome.strips:
+                trace.notes.append(web_part)
+        if not outcome.strips:
+            update["refuse_reason"] = why_local + web_part
+        return update
 
     def generate(state: CragState) -> dict[str, Any]:
         from langgraph.config import get_stream_writer

@@ -109,6 +109,16 @@ class Refiner:
     excerpt_chars: int = 600
     window_words: int = 50
 
+    def decompose(self, chunks: list[Chunk]) -> list[Strip]:
+        """Strips of `chunks` in this refiner's mode and sizes (reading order)."""
+        return decompose(
+            chunks,
+            self.mode,
+            excerpt_sentences=self.excerpt_sentences,
+            excerpt_chars=self.excerpt_chars,
+            window_words=self.window_words,
+        )
+
     def refine(
         self, question: str, chunks: list[Chunk], known: dict[str, float] | None = None
     ) -> tuple[list[Strip], list[Strip]]:
@@ -117,13 +127,12 @@ class Refiner:
         `known` maps chunk ids to scores the evaluator already gave the whole chunk; in
         `selection` mode a strip is the whole chunk, so those are reused, not recomputed.
         """
-        strips = decompose(
-            chunks,
-            self.mode,
-            excerpt_sentences=self.excerpt_sentences,
-            excerpt_chars=self.excerpt_chars,
-            window_words=self.window_words,
-        )
+        return self.select(question, self.decompose(chunks), known)
+
+    def select(
+        self, question: str, strips: list[Strip], known: dict[str, float] | None = None
+    ) -> tuple[list[Strip], list[Strip]]:
+        """Score `strips` and keep the top k at or above the floor, in reading order."""
         if not strips:
             return [], []
         known = known or {}

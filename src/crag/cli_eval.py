@@ -1,0 +1,187 @@
+"""`crag eval`: measure crag on a question set — every question through each mode, resumable.
+
+    crag eval ../shared/datasets/squad-en-dev-subset.json --limit 50 --modes rag,crag
+
+The command is the options, a rich progress bar with an ETA and the summary table; the run
+itself is crag.eval.run (plan: dataset, sample, collection, language, modes; run: ingest,
+pipeline, harness, report), usable from Python as well.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from crag.cli import _RichProgress, app, console, err, friendly
+from crag.config import load_settings
+
+__all__ = ["eval_command"]
+
+RESULTS = "results.jsonl"
+
+
+class _RichEvalProgress:
+    """One bar over the (question, mode) pairs still to run, with an ETA."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.p = progress
+        self.task: Any = None
+
+    def start(self, total: int, skipped: int) -> None:
+        if not total:
+            self.p.console.print(f"[dim]all {skipped} pairs were done before: report only[/]")
+            return
+        note = f" ({skipped} done before, skipped)" if skipped else ""
+        self.task = self.p.add_task(f"questions × modes{note}", total=total, last="")
+
+    def advance(self, record: dict[str, Any]) -> None:
+        if record.get("error"):
+            last = f"[red]{record['mode']}: error[/]"
+        else:
+            verdict = f" {record['verdict'].upper()}" if record.get("verdict") else ""
+            what = "refused" if record["refused"] else "answered"
+            last = f"{record['mode']}{verdict} {what} in {record['trace']['total_ms'] / 1000:.1f}s"
+        self.p.update(self.task, advance=1, last=last)
+
+
+class _LastColumn(ProgressColumn):
+    """What the last pair did (mode, verdict, answered or refused, seconds); blank for the
+    ingest bars, which share the display."""
+
+    def render(self, task: Task) -> Text:
+        return Text.from_markup(f"[dim]{task.fields.get('last', '')}[/]")
+
+
+def _print_summary(summary: dict[str, Any]) -> None:
+    def pct(v: float | None) -> str:
+        return "–" if v is None else f"{100 * v:.1f}%"
+
+    table = Table(title=f"crag eval · {summary['run']['dataset_name']}", title_justify="left")
+    for col in ("mode", "acc", "F1", "over-ref", "refused", "halluc", "R@5", "verdict",
+                "p50 s", "p95 s", "calls"):  # fmt: skip
+        table.add_column(col, justify="left" if col == "mode" else "right")
+    for mode, s in summary["modes"].items():
+        a, tot = s["answers"], s["latency"].get("total", {})
+        ev = s["evaluator"]
+        table.add_row(
+            mode, pct(a["accuracy"]), pct(a["f1"]), pct(a["over_refusal"]),
+            pct(a["refusal_rate"]), pct(a["hallucination_rate"]),
+            pct(s["retrieval"]["recall@5"]), pct(ev["accuracy"]) if ev else "–",
+            f"{tot.get('p50_ms', 0) / 1000:.1f}", f"{tot.get('p95_ms', 0) / 1000:.1f}",
+            f"{s['calls']['per_question']['calls']:.1f}",
+        )  # fmt: skip
+    console.print(table)
+    console.print(
+        "[dim]acc/F1/over-ref: questions that should be answered; refused/halluc: questions "
+        "that should be refused; R@5: gold passage in the top 5 retrieved; verdict: "
+        "evaluator verdict accuracy; calls: model calls per question[/]"
+    )
+
+
+@app.command("eval")
+@friendly
+def eval_command(
+    dataset: Annotated[Path, typer.Argument(help="SQuAD .json(.gz) or JSONL questions.")],
+    modes: Annotated[str, typer.Option(help="Comma-separated: rag, crag (self-crag later).")] = (
+        "rag,crag"
+    ),
+    limit: Annotated[int | None, typer.Option(help="Questions to sample (default: all).")] = None,
+    seed: Annotated[int, typer.Option(help="Sampling seed.")] = 0,
+    out: Annotated[
+        Path | None, typer.Option(help="Output folder (default ./crag-eval/<dataset>).")
+    ] = None,
+    collection: Annotated[
+        str | None,
+        typer.Option("--collection", "-c", help="Use this existing collection; ingest nothing."),
+    ] = None,
+    kb: Annotated[
+        list[Path] | None,
+        typer.Option(help="Knowledge-base files for JSONL questions (repeatable)."),
+    ] = None,
+    split: Annotated[
+        bool, typer.Option(help="Index only the 'kb' part of the passages (crag.eval.splits).")
+    ] = False,
+    parts: Annotated[
+        str | None, typer.Option(help="With --split: sample questions from kb,web,held_out.")
+    ] = None,
+    language: Annotated[
+        str, typer.Option(help="auto (detect from the questions), en, tr, ...")
+    ] = "auto",
+    unanswerable_share: Annotated[
+        float | None, typer.Option(help="Share of unanswerable questions in the sample.")
+    ] = None,
+) -> None:
+    """Evaluate crag on a question set: accuracy, refusals, recall, verdicts, latency."""
+    from crag.eval.run import EvalConfig, plan_eval, run_eval
+
+    config = EvalConfig(
+        dataset=dataset,
+        modes=modes.split(","),
+        limit=limit,
+        seed=seed,
+        out=out,
+        collection=collection,
+        kb=kb,
+        split=split,
+        parts={p.strip() for p in parts.split(",")} if parts else None,
+        language=language,
+        unanswerable_share=unanswerable_share,
+    )
+    plan = plan_eval(config, load_settings())
+    for note in plan.notes:
+        err.print(f"[dim]{note}[/]", highlight=False)
+    columns = (
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        TextColumn("ETA"), TimeRemainingColumn(), _LastColumn(),
+    )  # fmt: skip
+    try:
+        with Progress(*columns, console=err, transient=False) as progress:
+            summary = run_eval(
+                plan,
+                progress=_RichEvalProgress(progress),
+                ingest_progress=lambda: _IngestBar(progress),
+                log=lambda line: progress.console.print(f"[dim]{line}[/]", highlight=False),
+            )
+    except KeyboardInterrupt:
+        from crag.eval.results import ResultsFile
+
+        results = ResultsFile(plan.out_dir)
+        done = sum(results.done(it.id, m) for it in plan.items for m in plan.modes)
+        err.print(
+            f"[yellow]interrupted with {done} of {len(plan.items) * len(plan.modes)} pairs in "
+            f"{results.path}; run the same command again to resume[/]"
+        )
+        raise typer.Exit(130) from None
+    _print_summary(summary)
+    console.print(f"wrote {summary['files']['report']}, summary.json, the plots and {RESULTS}")
+
+
+class _IngestBar:
+    """The ingest bars for the time the knowledge base is indexed, then removed."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.p = progress
+        self.tasks: list[Any] = []
+
+    def __enter__(self) -> _RichProgress:
+        bar = _RichProgress(self.p)
+        self.tasks = [bar.files_task, bar.chunks_task]
+        return bar
+
+    def __exit__(self, *exc: object) -> None:
+        for task in self.tasks:
+            self.p.remove_task(task)

@@ -1,0 +1,225 @@
+"""An eval run put together: plan it (no model loaded), then run it and write the report.
+
+`plan_eval` reads and samples the dataset, settles the collection and the language settings,
+and checks the modes — everything that can be wrong with the request fails here, fast.
+`run_eval` ingests the knowledge base, builds the pipeline once (crag.pipeline.build_pipeline,
+the one place components are made), runs the harness and writes summary, report and plots.
+`crag eval` is these two calls plus a progress bar; from Python:
+
+    from crag.eval.run import EvalConfig, plan_eval, run_eval
+    summary = run_eval(plan_eval(EvalConfig(Path("squad.json"), limit=20), load_settings()))
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from crag.config import Settings
+from crag.errors import CragError
+from crag.eval.datasets import EvalDataset, EvalItem, load_dataset, select_items
+from crag.eval.harness import EvalProgress, Harness, check_modes
+from crag.eval.kb import default_collection, detect_language, language_settings, split_kb, tag_parts
+from crag.eval.report import write_report
+from crag.eval.results import ResultsFile, check_fingerprint, locked
+from crag.eval.summary import summarize
+from crag.ingest.ingestor import IngestProgress
+
+__all__ = ["EvalConfig", "EvalPlan", "plan_eval", "probe_graph", "run_eval"]
+
+PARTS = {"kb", "web", "held_out"}
+
+
+@dataclass(slots=True)
+class EvalConfig:
+    """What `crag eval` was asked (its options)."""
+
+    dataset: Path
+    modes: list[str] = field(default_factory=lambda: ["rag", "crag"])
+    limit: int | None = None
+    seed: int = 0
+    out: Path | None = None
+    collection: str | None = None  # an existing collection: nothing is ingested
+    kb: list[Path] | None = None
+    split: bool = False
+    parts: set[str] | None = None
+    language: str = "auto"
+    unanswerable_share: float | None = None
+
+
+@dataclass(slots=True)
+class EvalPlan:
+    config: EvalConfig
+    data: EvalDataset
+    items: list[EvalItem]
+    modes: list[str]
+    settings: Settings
+    language: str
+    out_dir: Path
+    notes: list[str] = field(default_factory=list)
+
+
+def probe_graph(mode: str) -> object:
+    """Build the graph for `mode` over placeholder components: it checks a mode exists
+    without loading any model (the wiring does not depend on the components)."""
+    from unittest.mock import sentinel
+
+    from crag.evaluate import ActionTrigger
+    from crag.pipeline import Components, Pipeline
+
+    parts = Components(
+        retriever=sentinel.retriever,
+        evaluator=sentinel.evaluator,
+        trigger=ActionTrigger(1.0, 0.0),
+        refiner=sentinel.refiner,
+        generator=sentinel.generator,
+    )
+    return Pipeline(parts).graph(mode)  # type: ignore[arg-type]
+
+
+def plan_eval(config: EvalConfig, settings: Settings) -> EvalPlan:
+    """Validate the request and decide questions, settings and output folder."""
+    if config.limit is not None and config.limit < 1:
+        raise CragError("--limit must be at least 1")
+    if config.unanswerable_share is not None and not 0 <= config.unanswerable_share <= 1:
+        raise CragError("--unanswerable-share must be within 0..1")
+    if config.parts and (not config.split or config.parts - PARTS):
+        raise CragError("--parts takes kb, web, held_out and needs --split")
+    modes = check_modes(config.modes, probe_graph)
+    data = load_dataset(config.dataset, config.kb)
+    if not config.collection and not data.kb:
+        raise CragError(
+            f"{config.dataset}: no knowledge base; pass --kb PASSAGES (files to index) or "
+            "--collection NAME (an existing index)"
+        )
+    items = select_items(
+        tag_parts(data.items) if config.split else data.items,
+        limit=config.limit,
+        seed=config.seed,
+        parts=config.parts,
+        unanswerable_share=config.unanswerable_share,
+    )
+    if not items:
+        raise CragError(f"{config.dataset}: no question left to evaluate after --parts/--limit")
+    language = detect_language(items) if config.language == "auto" else config.language.lower()
+    notes = [f"{data.path.name}: {n}" for n in data.notes]
+    if config.collection:
+        settings = settings.model_copy(update={"collection": config.collection})
+    else:
+        settings, changed = language_settings(settings, language)
+        settings.collection = default_collection(data.name, config.split)
+        notes += changed
+    out_dir = config.out or Path("crag-eval") / settings.collection.removeprefix("eval-")
+    return EvalPlan(config, data, items, modes, settings, language, out_dir, notes)
+
+
+def _fingerprint(plan: EvalPlan, web: bool) -> dict[str, Any]:
+    s = plan.settings
+    t = s.evaluate.thresholds(s.collection, s.llm.grader.model)
+    return {
+        "dataset": str(plan.data.path.resolve()),
+        "collection": s.collection,
+        "split": plan.config.split,
+        "embedding": s.embedding.model,
+        "keyword_language": s.keyword.language,
+        "grader": s.llm.grader.model,
+        "generator": s.llm.generator.model,
+        "thresholds": {"upper": t.upper, "lower": t.lower},
+        "retrieval": [s.retrieval.mode, s.retrieval.fusion, s.retrieval.top_k],
+        "rerank": [s.rerank.model, s.rerank.top_k],
+        "refine": s.refine.mode,
+        "web": web,
+    }
+
+
+def _ingest(plan: EvalPlan, index: Any, progress: IngestProgress | None) -> str | None:
+    from crag.ingest.ingestor import Ingestor
+
+    s = plan.settings
+    files = split_kb(plan.data.kb, s.data_dir / "eval") if plan.config.split else plan.data.kb
+    report = Ingestor(index, s.ingest).ingest(files, progress=progress)
+    for path, reason in report.failed:
+        raise CragError(f"knowledge base {path}: {reason}")
+    if report.added or report.updated:
+        return (
+            f"indexed {len(report.added) + len(report.updated)} file(s), {report.chunks} chunks "
+            f"into collection {s.collection!r} in {report.seconds:.0f}s"
+        )
+    return None
+
+
+def run_eval(
+    plan: EvalPlan,
+    *,
+    progress: EvalProgress | None = None,
+    ingest_progress: Callable[[], Any] | None = None,
+    log: Callable[[str], None] = lambda _: None,
+    **pipeline_overrides: Any,
+) -> dict[str, Any]:
+    """Run the plan (resuming what `plan.out_dir` holds) and write the report; returns the
+    summary. `ingest_progress` is a context manager factory yielding an IngestProgress."""
+    from contextlib import nullcontext
+
+    from crag.index.store import Index
+    from crag.pipeline import build_pipeline
+
+    s = plan.settings
+    with locked(plan.out_dir):
+        results = ResultsFile(plan.out_dir)
+        for note in results.notes:
+            log(note)
+        index = Index.open(s)
+        try:
+            if not plan.config.collection:
+                with (ingest_progress or nullcontext)() as bar:
+                    if done := _ingest(plan, index, bar):
+                        log(done)
+            elif index.count() == 0:
+                raise CragError(f"collection {s.collection!r} is empty; `crag ingest` it first")
+            pipeline = build_pipeline(s, index, **pipeline_overrides)
+            web = pipeline.components.web is not None
+            check_fingerprint(plan.out_dir, _fingerprint(plan, web))
+            started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+            harness = Harness(pipeline, index.catalog, results, language=plan.language)
+            harness.progress = progress or harness.progress
+            if harness.pending(plan.items, plan.modes):
+                log("loading models (one warm-up question per mode)…")
+            harness.run(plan.items, plan.modes)
+        finally:
+            index.close()
+        records = [
+            results.records[(it.id, m)]
+            for it in plan.items
+            for m in plan.modes
+            if (it.id, m) in results.records
+        ]
+        t = s.evaluate.thresholds(s.collection, s.llm.grader.model)
+        c = plan.config
+        loads = [r["load"] for r in records if r.get("load") is not None]
+        machine = f"{os.cpu_count()} CPU cores" + (
+            f", 1-min load average {min(loads):.1f}–{max(loads):.1f} while questions ran"
+            if loads
+            else ""
+        )
+        summary = {
+            "run": {
+                "dataset": str(plan.data.path), "dataset_name": plan.data.name,
+                "questions": len(plan.items), "modes": plan.modes, "seed": c.seed,
+                "limit": c.limit, "split": c.split,
+                "parts": sorted(c.parts) if c.parts else None,
+                "unanswerable_share": c.unanswerable_share, "language": plan.language,
+                "collection": s.collection, "embedding": s.embedding.model,
+                "keyword_language": s.keyword.language, "grader": s.llm.grader.model,
+                "generator": s.llm.generator.model,
+                "thresholds": {"upper": t.upper, "lower": t.lower}, "web": web,
+                "machine": machine, "started": started,
+                "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            },
+            "modes": summarize(records, plan.modes, web=web),
+        }  # fmt: skip
+        summary["files"] = {k: str(p) for k, p in write_report(summary, plan.out_dir).items()}
+    return summary

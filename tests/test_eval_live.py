@@ -1,0 +1,155 @@
+"""`crag eval` end to end with the real packaged models on a tiny SQuAD 2.0 file.
+
+In-process with the session's models (both modes, resume, report), and once as the user runs
+it: the `crag eval` command in a subprocess (one question, rag), then a rerun that asks nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tests.conftest import MODELS_DIR, write
+
+from crag.eval.datasets import load_dataset
+from crag.eval.harness import Harness
+from crag.eval.report import write_report
+from crag.eval.results import ResultsFile
+from crag.eval.summary import summarize
+from crag.index.store import Index
+from crag.ingest.ingestor import Ingestor
+from crag.pipeline import build_pipeline
+
+pytestmark = pytest.mark.slow
+
+TINY = {
+    "version": "v2.0",
+    "data": [
+        {
+            "title": "Golden_Gate_Bridge",
+            "paragraphs": [
+                {
+                    "context": "The Golden Gate Bridge is a suspension bridge in San Francisco. "
+                    "It opened to traffic on May 27, 1937, and was painted International Orange.",
+                    "qas": [
+                        {
+                            "id": "gg-open",
+                            "question": "In which year did the Golden Gate Bridge open?",
+                            "answers": [{"text": "1937"}],
+                        },
+                        {
+                            "id": "gg-architect",
+                            "question": "Who was the chief architect of the Eiffel Tower?",
+                            "answers": [],
+                            "is_impossible": True,
+                        },
+                    ],
+                }
+            ],
+        },
+        {
+            "title": "Honey_bee",
+            "paragraphs": [
+                {
+                    "context": "Honey bees tell their nest mates where flowers are with the "
+                    "waggle dance, whose angle points to the food relative to the sun.",
+                    "qas": [
+                        {
+                            "id": "bee-dance",
+                            "question": "Which dance do honey bees use to show where flowers are?",
+                            "answers": [{"text": "waggle dance"}],
+                        },
+                    ],
+                }
+            ],
+        },
+    ],
+}
+
+
+def test_eval_in_process_both_modes_resume_and_report(
+    tmp_path: Path, settings, embedder, llm, generator_llm
+) -> None:
+    path = write(tmp_path / "tiny.json", json.dumps(TINY))
+    data = load_dataset(path)
+    index = Index.open(settings, embedder=embedder)
+    try:
+        Ingestor(index, settings.ingest).ingest(data.kb)
+        pipeline = build_pipeline(settings, index)
+        pipeline.components.evaluator.llm.llm = llm  # share the session's loaded models
+        pipeline.components.generator.llm.llm = generator_llm
+        out = tmp_path / "out"
+        harness = Harness(pipeline, index.catalog, ResultsFile(out))
+        assert harness.run(data.items, ["rag", "crag"], warm_up=False) == 6
+        again = Harness(pipeline, index.catalog, ResultsFile(out))
+        assert again.run(data.items, ["rag", "crag"]) == 0  # resumed: nothing left
+    finally:
+        index.close()
+    records = list(ResultsFile(out).records.values())
+    assert len(records) == 6 and not any(r["error"] for r in records)
+    by = {(r["id"], r["mode"]): r for r in records}
+    for qid in ("gg-open", "bee-dance"):
+        assert by[(qid, "rag")]["gold_rank"] == 1  # two paragraphs: the gold one ranks first
+        assert by[(qid, "rag")]["gold_in_context"] is True
+    assert by[("gg-architect", "crag")]["gold_in_context"] is False  # unanswerable
+    assert all(r["verdict"] for r in records if r["mode"] == "crag")
+    assert all(r["verdict"] is None for r in records if r["mode"] == "rag")
+    assert all(r["trace"]["calls"] for r in records if r["mode"] == "crag")  # grader calls
+
+    modes = summarize(records, ["rag", "crag"])
+    for mode in ("rag", "crag"):
+        s = modes[mode]
+        assert s["n"] == 3 and s["answers"]["n_answerable"] == 2
+        assert s["answers"]["n_unanswerable"] == 1 and s["answers"]["refusal_rate"] is not None
+        assert s["retrieval"]["recall@1"] == 1.0
+        assert s["latency"]["total"]["p50_ms"] > 0
+    assert modes["crag"]["evaluator"]["n"] == 3 and modes["rag"]["evaluator"] is None
+    assert "evaluate" in modes["crag"]["latency"] and "evaluate" not in modes["rag"]["latency"]
+    run = {
+        "dataset_name": "tiny", "questions": 3, "language": "en", "collection": "test",
+        "embedding": "all-MiniLM-L6-v2", "keyword_language": "english", "grader": "0.5b",
+        "generator": "1.5b", "thresholds": {"upper": 0.54, "lower": 0.23},
+        "web": False, "machine": "test",
+    }  # fmt: skip
+    paths = write_report({"run": run, "modes": modes}, out)
+    assert all(p.is_file() for p in paths.values()) and len(paths) == 5
+
+
+def test_crag_eval_command_runs_and_resumes(tmp_path: Path) -> None:
+    path = write(tmp_path / "tiny.json", json.dumps(TINY))
+    out = tmp_path / "out"
+    env = {
+        **os.environ,
+        "CRAG_DATA_DIR": str(tmp_path / "data"),
+        "CRAG_LLM__MODELS_DIR": str(MODELS_DIR),
+        "COLUMNS": "200",
+    }
+    exe = [sys.executable, "-m", "crag", "eval", str(path), "--out", str(out)]
+
+    def crag_eval(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*exe, *args], capture_output=True, text=True, timeout=600, env=env, check=False
+        )
+
+    bad = crag_eval("--modes", "rag,self-crag")
+    assert bad.returncode == 1
+    assert "self-crag is not supported" in bad.stderr and "rag, crag" in bad.stderr
+
+    done = crag_eval("--modes", "rag", "--limit", "1")
+    assert done.returncode == 0, done.stderr
+    assert "indexed 1 file(s)" in done.stderr and "crag eval · tiny" in done.stdout
+    lines = (out / "results.jsonl").read_text().splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["mode"] == "rag"
+    for name in ("summary.json", "report.md", "accuracy_by_mode.png", "latency_by_stage.png"):
+        assert (out / name).is_file(), name
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["run"]["collection"] == "eval-tiny" and summary["run"]["questions"] == 1
+
+    again = crag_eval("--modes", "rag", "--limit", "1")
+    assert again.returncode == 0, again.stderr
+    assert "loading models" not in again.stderr  # nothing pending: no model is loaded
+    assert len((out / "results.jsonl").read_text().splitlines()) == 1

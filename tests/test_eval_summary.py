@@ -1,0 +1,185 @@
+"""Per-mode figures from results records, hand-worked (crag.eval.summary), and the report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crag.eval.report import write_report
+from crag.eval.summary import expects_answer, summarize
+
+
+def rec(
+    qid: str,
+    answer: str,
+    *,
+    mode: str = "crag",
+    answers: tuple[str, ...] = ("Denver Broncos",),
+    refused: bool = False,
+    verdict: str | None = "correct",
+    gold_rank: int | None = 1,
+    gold_in_context: bool = True,
+    total_ms: float = 1000.0,
+    part: str | None = None,
+    answerable: bool = True,
+    error: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "id": qid,
+        "mode": mode,
+        "answers": list(answers) if answerable else [],
+        "answerable": answerable,
+        "gold_unit": "u-" + qid,
+        "part": part,
+        "language": "en",
+        "answer": answer,
+        "refused": refused,
+        "verdict": verdict,
+        "gold_rank": gold_rank,
+        "gold_in_context": gold_in_context,
+        "error": error,
+        "trace": {
+            "stages_ms": {"retrieve": 10.0, "generate": total_ms - 10.0},
+            "total_ms": total_ms,
+            "calls": [
+                {"role": "grader", "prompt_tokens": 100, "completion_tokens": 1},
+                {"role": "generator", "prompt_tokens": 300, "completion_tokens": 20},
+            ],
+        },
+    }
+
+
+RECORDS = [
+    # should answer
+    rec("r1", "The Denver Broncos won [1].", gold_rank=1, total_ms=1000),  # right, F1 0.8
+    rec("r2", "Carolina [1].", verdict="ambiguous", gold_rank=3, total_ms=2000),  # wrong
+    rec(
+        "r3",
+        "I don't know",
+        refused=True,
+        verdict="incorrect",
+        gold_rank=None,
+        gold_in_context=False,
+        total_ms=3000,
+    ),  # refused
+    rec("r4", "Broncos won", gold_rank=10, gold_in_context=False, total_ms=4000),  # F1 0.5
+    # should refuse
+    rec(
+        "u1",
+        "I don't know",
+        refused=True,
+        verdict="incorrect",
+        answerable=False,
+        gold_rank=None,
+        gold_in_context=False,
+        total_ms=5000,
+    ),
+    rec(
+        "u2",
+        "It was 1937 [1].",
+        verdict="ambiguous",
+        answerable=False,
+        gold_rank=None,
+        gold_in_context=False,
+        total_ms=6000,
+    ),
+    # failed: counted as an error, in no figure
+    rec("e1", "", error="LLMError: boom"),
+]
+
+
+def test_answer_figures_hand_worked() -> None:
+    s = summarize(RECORDS, ["crag"])["crag"]
+    assert s["n"] == 6 and s["errors"] == 1
+    a = s["answers"]
+    assert a["n_answerable"] == 4 and a["n_unanswerable"] == 2
+    assert a["accuracy"] == pytest.approx(1 / 4)  # only r1 holds "Denver Broncos"
+    assert a["f1"] == pytest.approx((0.8 + 0 + 0 + 0.5) / 4)
+    assert a["over_refusal"] == pytest.approx(1 / 4)  # r3
+    assert a["refusal_rate"] == pytest.approx(1 / 2)  # u1 refused, u2 answered
+    assert a["hallucination_rate"] == pytest.approx(1 / 2)
+    assert a["found_elsewhere"] == 0.0  # no gold answer: any answer is a hallucination
+
+
+def test_retrieval_recall_hand_worked() -> None:
+    r = summarize(RECORDS, ["crag"])["crag"]["retrieval"]
+    assert r["n"] == 4  # unanswerable questions have no gold passage to find
+    assert r["recall@1"] == pytest.approx(1 / 4)  # r1
+    assert r["recall@5"] == pytest.approx(2 / 4)  # r1, r2 (rank 3)
+    assert r["recall@20"] == pytest.approx(3 / 4)  # + r4 (rank 10)
+    assert r["gold_in_context"] == pytest.approx(2 / 4)
+
+
+def test_evaluator_verdicts_hand_worked() -> None:
+    e = summarize(RECORDS, ["crag"])["crag"]["evaluator"]
+    assert e["verdicts"] == {"correct": 2, "ambiguous": 2, "incorrect": 2}
+    assert e["confusion"]["gold"] == {"correct": 1, "ambiguous": 1, "incorrect": 0}
+    assert e["confusion"]["no_gold"] == {"correct": 1, "ambiguous": 1, "incorrect": 2}
+    # right: r1 (C, gold), r2 (A, gold), r3 (I, none), u1 (I, none); wrong: r4 (C), u2 (A)
+    assert e["accuracy"] == pytest.approx(4 / 6)
+    assert e["correct_precision"] == pytest.approx(1 / 2)
+    assert e["decisive"] == pytest.approx(4 / 6)
+
+
+def test_latency_and_calls_hand_worked() -> None:
+    s = summarize(RECORDS, ["crag"])["crag"]
+    total = s["latency"]["total"]
+    assert total["p50_ms"] == pytest.approx(3500)  # 1..6 s
+    assert total["p95_ms"] == pytest.approx(5750)  # pos 4.75 → 5000 + 0.75·1000
+    assert total["mean_ms"] == pytest.approx(3500)
+    assert list(s["latency"]) == ["retrieve", "generate", "total"]
+    calls = s["calls"]
+    assert calls["per_question"] == {"calls": 2, "prompt_tokens": 400, "completion_tokens": 21}
+    assert calls["by_role"]["grader"]["calls"] == 1
+
+
+def test_rag_has_no_evaluator_and_modes_stay_apart() -> None:
+    rag = [rec("r1", "Denver Broncos [1]", mode="rag", verdict=None)]
+    out = summarize(RECORDS + rag, ["rag", "crag"])
+    assert out["rag"]["n"] == 1 and out["rag"]["evaluator"] is None
+    assert out["rag"]["answers"]["accuracy"] == 1.0
+    assert out["crag"]["n"] == 6
+
+
+def test_split_parts_decide_what_should_be_answered() -> None:
+    kb = rec("k", "Denver Broncos [1]", part="kb")
+    web = rec("w", "Denver Broncos [1]", part="web", gold_rank=None)
+    held = rec("h", "The Carolina Panthers [1]", part="held_out", gold_rank=None)
+    assert expects_answer(kb) and not expects_answer(web) and not expects_answer(held)
+    assert expects_answer(web, web=True) and not expects_answer(held, web=True)
+    s = summarize([kb, web, held], ["crag"])["crag"]
+    a = s["answers"]
+    assert a["n_answerable"] == 1 and a["n_unanswerable"] == 2
+    # the web question was answered right from another indexed passage: not a hallucination
+    assert a["found_elsewhere"] == 0.5 and a["hallucination_rate"] == 0.5
+    assert a["refusal_rate"] == 0.0
+    assert s["retrieval"]["n"] == 1  # only the kb question's passage is in the index
+    assert set(s["by_part"]) == {"held_out", "kb", "web"}
+    assert s["by_part"]["web"]["n_unanswerable"] == 1
+
+
+def test_report_writes_summary_markdown_and_pngs(tmp_path: Path) -> None:
+    rag = [rec(r["id"], r["answer"], mode="rag", verdict=None) for r in RECORDS[:4]]
+    summary = {
+        "run": {
+            "dataset_name": "toy", "questions": 6, "language": "en", "collection": "eval-toy",
+            "embedding": "all-MiniLM-L6-v2", "keyword_language": "english",
+            "grader": "g", "generator": "G", "thresholds": {"upper": 0.5, "lower": 0.2},
+            "web": False, "machine": "test",
+        },
+        "modes": summarize(rag + RECORDS, ["rag", "crag"]),
+    }  # fmt: skip
+    paths = write_report(summary, tmp_path)
+    saved = json.loads(paths["summary"].read_text())
+    assert saved["modes"]["crag"]["answers"]["accuracy"] == pytest.approx(0.25)
+    assert saved["modes"]["rag"]["answers"]["refusal_rate"] is None  # no unanswerable: JSON null
+    md = paths["report"].read_text()
+    assert "| crag | 4 | 25.0% |" in md and "## Retrieval evaluator" in md
+    assert "| rag | 4 |" in md
+    for kind in ("accuracy", "latency", "verdicts"):
+        png = paths[kind].read_bytes()
+        assert png.startswith(b"\x89PNG") and len(png) > 5000
+        assert f"]({paths[kind].name})" in md
