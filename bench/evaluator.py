@@ -1,260 +1,245 @@
-"""Retrieval-evaluator benchmark: is the LLM judge right, and where should the thresholds sit?
+"""Retrieval-evaluator benchmark: trained cross-encoder vs LLM judges vs bi-encoder cosine.
 
-    python -m bench.evaluator [--questions N] [--model qwen2.5-coder-0.5b] [--concurrency C]
+    python -m bench.evaluator [--questions 100] [--judges ce,bi,llm-0.5b,llm-1.5b]
+                              [--llm-pairs 120] [--model .crag/evaluator/model]
 
-Labelled pairs, as the CRAG paper builds them: for each sampled question we retrieve the top
-`--top` chunks with crag's own hybrid retrieval; a chunk of the gold paragraph/passage is a
-positive, every other hit a negative ("hard" negatives: on-topic, but not the answer); when the
-gold is not among the hits, its paragraph is added as a positive. Every pair is scored by the
-judge. Reported: ROC-AUC, accuracy at 0.5 and at the best cut, pairs/s.
+Held-out pairs, labelled exactly as the training pairs are (`crag.evaluate.training.pairs`):
+crag's own hybrid retrieval over each dataset's knowledge base; a chunk or strip is positive
+when it is from the gold unit and holds a gold answer, negative when it is from another unit
+and holds none (hard negatives), or from the gold unit without the answer. Questions come from
+the "test" part of `crag.eval.splits.evaluator_part` only — the shipped evaluator never saw
+them. SQuAD-TR (Turkish) questions whose English original was in the train/calibrate part are
+excluded too (SQuAD-TR keeps SQuAD's question ids).
 
-Verdicts: questions from SQuAD and NQ are asked against the index; for NQ, half of the sampled
-questions have their gold passage left out of the index (their answer is not in the knowledge
-base). A question's truth is "answerable" when one of its retrieved chunks contains a gold
-answer string. The action trigger's verdicts are tabulated against that truth for the
-thresholds chosen here:
-- upper: the lowest score at which at least 80% of pairs are positives (a CORRECT verdict
-  should rarely rest on a wrong passage);
-- lower: the highest score below which at most 10% of positives fall (INCORRECT must not
-  throw away answerable retrievals).
+Reported per judge and dataset: ROC-AUC, accuracy at the judge's natural cut (0.5), accuracy
+at the best single cut (an upper bound), and pairs/s. The LLM judges run on a seeded subsample
+(`--llm-pairs` per dataset): at about one pair per second they cannot do all of them.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bench.common import console, machine_info, print_table, write_results
 
-DATASETS = Path("/work/shared/datasets")
-SQUAD = DATASETS / "squad-en-dev-subset.json"
-NQ_PASSAGES = DATASETS / "nq-passages.jsonl"
-NQ_QUESTIONS = DATASETS / "nq-questions-dev.jsonl"
-
-
-@dataclass(slots=True)
-class Item:
-    question: str
-    gold: str  # doc_id of the gold unit
-    gold_text: str
-    answers: list[str]
-    in_kb: bool = True
-    scores: list[float] = field(default_factory=list)
-    labels: list[int] = field(default_factory=list)
-    answerable: bool = False
-
-
-def load_squad(n: int, rng: random.Random) -> tuple[Path, list[Item]]:
-    raw = json.loads(SQUAD.read_text(encoding="utf-8"))
-    items = []
-    for a_idx, article in enumerate(raw["data"]):
-        title = str(article.get("title") or f"article {a_idx}").replace("_", " ")
-        for p_idx, para in enumerate(article["paragraphs"]):
-            for qa in para.get("qas", []):
-                answers = [a["text"] for a in qa.get("answers", [])]
-                items.append(Item(qa["question"], f"{title}#{p_idx}", para["context"], answers))
-    return SQUAD, rng.sample(items, n)
-
-
-def load_nq(n: int, rng: random.Random, work: Path, kb_size: int) -> tuple[Path, list[Item]]:
-    records = [json.loads(x) for x in NQ_PASSAGES.open(encoding="utf-8") if x.strip()]
-    by_id = {r["id"]: r for r in records}
-    questions = [json.loads(x) for x in NQ_QUESTIONS.open(encoding="utf-8") if x.strip()]
-    questions = [q for q in questions if q["gold_passage"] in by_id]
-    sample = rng.sample(questions, n)
-    items = []
-    keep: set[str] = set()
-    for i, q in enumerate(sample):
-        in_kb = i % 2 == 0
-        answers = q.get("answers") or q.get("short_answers") or []
-        items.append(
-            Item(q["question"], q["gold_passage"], by_id[q["gold_passage"]]["text"], answers, in_kb)
-        )
-        if in_kb:
-            keep.add(q["gold_passage"])
-    excluded = {it.gold for it in items if not it.in_kb}
-    others = [r["id"] for r in records if r["id"] not in keep and r["id"] not in excluded]
-    keep.update(rng.sample(others, max(0, kb_size - len(keep))))
-    corpus = work / "nq-kb.jsonl"
-    with corpus.open("w", encoding="utf-8") as out:
-        for r in records:
-            if r["id"] in keep:
-                out.write(json.dumps(r, ensure_ascii=False) + "\n")
-    return corpus, items
+DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
 
 def roc_auc(scores: list[float], labels: list[int]) -> float:
     """Probability a random positive outscores a random negative (ties count half)."""
-    pos = [s for s, y in zip(scores, labels, strict=True) if y]
-    neg = [s for s, y in zip(scores, labels, strict=True) if not y]
+    pairs = sorted(zip(scores, labels, strict=True))
+    pos = sum(labels)
+    neg = len(labels) - pos
     if not pos or not neg:
         return float("nan")
-    wins = sum((p > q) + 0.5 * (p == q) for p in pos for q in neg)
-    return wins / (len(pos) * len(neg))
+    rank_sum = 0.0
+    i = 0
+    while i < len(pairs):  # average ranks over ties
+        j = i
+        while j < len(pairs) and pairs[j][0] == pairs[i][0]:
+            j += 1
+        avg = (i + j + 1) / 2
+        rank_sum += avg * sum(y for _, y in pairs[i:j])
+        i = j
+    return (rank_sum - pos * (pos + 1) / 2) / (pos * neg)
 
 
 def accuracy(scores: list[float], labels: list[int], cut: float) -> float:
     return sum((s >= cut) == bool(y) for s, y in zip(scores, labels, strict=True)) / len(labels)
 
 
-def choose_thresholds(scores: list[float], labels: list[int]) -> tuple[float, float]:
+def best_cut(scores: list[float], labels: list[int]) -> tuple[float, float]:
     cuts = sorted(set(scores))
-    upper = 1.0
-    for cut in cuts:  # lowest cut whose "score >= cut" set is >= 80% positive
-        picked = [y for s, y in zip(scores, labels, strict=True) if s >= cut]
-        if picked and sum(picked) / len(picked) >= 0.8:
-            upper = cut
-            break
-    pos = sorted(s for s, y in zip(scores, labels, strict=True) if y)
-    lower = pos[int(0.10 * len(pos))] if pos else 0.0
-    lower = min(lower, upper)
-    return round(upper, 3), round(lower, 3)
+    best = max(cuts, key=lambda c: accuracy(scores, labels, c))
+    return best, accuracy(scores, labels, best)
+
+
+def test_pairs(args: argparse.Namespace, work: Path) -> dict[str, list[Any]]:
+    """Held-out pairs per dataset: {name: [Pair, ...]}."""
+    from crag.evaluate.training.corpus import DatasetIndex
+    from crag.evaluate.training.data import load_nq, load_squad, sample, squad_ids
+    from crag.evaluate.training.pairs import mine_pairs
+
+    d = Path(args.datasets)
+    out: dict[str, list[Any]] = {}
+    squad_en = d / "squad-en-dev-subset.json"
+    plans = {
+        "squad-en": lambda: (
+            DatasetIndex(squad_en, work, "squad"),
+            load_squad(squad_en, "test", name="squad-en"),
+        ),
+        "nq": lambda: (
+            DatasetIndex(d / "nq-passages.jsonl", work, "nq"),
+            load_nq(d / "nq-questions-dev.jsonl", d / "nq-passages.jsonl", "test"),
+        ),
+        "squad-tr": lambda: (
+            DatasetIndex(
+                d / "squad-tr-dev-v1.0.0.json.gz",
+                work,
+                "squad-tr",
+                embedding={"model": "use-multilingual"},
+                keyword={"language": "turkish"},
+            ),
+            load_squad(
+                d / "squad-tr-dev-v1.0.0.json.gz",
+                "test",
+                name="squad-tr",
+                exclude_ids=squad_ids(squad_en, "train") | squad_ids(squad_en, "calibrate"),
+            ),
+        ),
+    }
+    for name in args.sets.split(","):
+        console.print(f"{name}: indexing and mining held-out pairs …")
+        index, questions = plans[name]()
+        try:
+            qs = sample(questions, args.questions, args.seed)
+            out[name] = list(mine_pairs(qs, index.search, index.gold_chunks, seed=args.seed))
+        finally:
+            index.close()
+    return out
+
+
+def make_judge(name: str, args: argparse.Namespace) -> Any:
+    if name == "ce":
+        from crag.models.cross_encoder import CrossEncoderEvaluator
+
+        judge = CrossEncoderEvaluator(args.model, precision=args.precision)
+        judge.load()
+        return judge
+    if name == "bi":
+        return BiEncoderJudge()
+    if name.startswith("llm-"):
+        from crag.evaluate import LLMJudge
+        from crag.models.llm import LlamaCppLLM
+
+        llm = LlamaCppLLM(f"qwen2.5-coder-{name[4:]}", models_dir=Path(args.models_dir))
+        llm.load()
+        return LLMJudge(llm)
+    raise SystemExit(f"unknown judge {name!r}: ce, bi, llm-0.5b, llm-1.5b")
+
+
+class BiEncoderJudge:
+    """Cosine of the packaged bi-encoders (MiniLM for English, USE-multilingual for Turkish),
+    mapped to [0, 1]: what crag's dense retrieval already knows, as a baseline."""
+
+    name = "bi-encoder cosine"
+
+    def __init__(self) -> None:
+        from crag.models.embedder import make_embedder
+
+        self.models = {"en": make_embedder("all-MiniLM-L6-v2"), "tr": None}
+        self._make = make_embedder
+
+    def score(self, question: str, passages: list[str], lang: str = "en") -> list[float]:
+        if self.models.get(lang) is None:
+            self.models[lang] = self._make("use-multilingual")
+        m = self.models[lang]
+        q = m.embed([question], kind="query")[0]
+        return [float((1 + v @ q) / 2) for v in m.embed(passages)]
+
+
+def judge_pairs(judge: Any, pairs: list[Any], lang: str) -> tuple[list[float], float]:
+    by_q: dict[str, list[int]] = {}
+    for i, p in enumerate(pairs):
+        by_q.setdefault(p.question, []).append(i)
+    scores = [0.0] * len(pairs)
+    started = time.perf_counter()
+    for question, idx in by_q.items():
+        texts = [pairs[i].passage for i in idx]
+        got = (
+            judge.score(question, texts, lang)
+            if isinstance(judge, BiEncoderJudge)
+            else judge.score(question, texts)
+        )
+        for i, s in zip(idx, got, strict=True):
+            scores[i] = s
+    return scores, time.perf_counter() - started
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from crag.config import default_data_dir, load_settings
-    from crag.evaluate import ActionTrigger, LLMJudge
-    from crag.index.retriever import HybridRetriever
-    from crag.index.store import Index
-    from crag.ingest.ingestor import Ingestor
-    from crag.models.llm import LlamaCppLLM
-
-    rng = random.Random(args.seed)
-    llm = LlamaCppLLM(
-        args.model, models_dir=default_data_dir() / "models", parallel=max(1, args.concurrency)
-    )
-    llm.load()
-    judge = LLMJudge(llm, concurrency=args.concurrency)
-    out: dict[str, Any] = {"machine": machine_info(), "model": args.model, "datasets": {}}
-    all_items: list[Item] = []
-    judge_seconds = 0.0
-    pairs = 0
+    out: dict[str, Any] = {"machine": machine_info(), "args": vars(args), "results": []}
     with tempfile.TemporaryDirectory(prefix="crag-bench-eval-", ignore_cleanup_errors=True) as tmp:
-        work = Path(tmp)
-        for name in args.datasets.split(","):
-            if name == "squad":
-                corpus, items = load_squad(args.questions, rng)
-            else:
-                corpus, items = load_nq(args.questions, rng, work, args.nq_kb)
-            settings = load_settings(data_dir=work / name, collection=f"eval-{name}")
-            index = Index.open(settings)
-            try:
-                console.print(f"{name}: indexing {corpus.name}")
-                Ingestor(index, settings.ingest).ingest([corpus])
-                retriever = HybridRetriever(index, settings.retrieval)
-                for i, item in enumerate(items):
-                    hits = retriever.search(item.question, k=args.top)
-                    texts = [h.chunk.text for h in hits]
-                    labels = [int(h.chunk.doc_id == item.gold) for h in hits]
-                    if item.in_kb and not any(labels):
-                        texts.append(item.gold_text)
-                        labels.append(1)
-                    t0 = time.perf_counter()
-                    item.scores = judge.score(item.question, texts)
-                    judge_seconds += time.perf_counter() - t0
-                    pairs += len(texts)
-                    item.labels = labels
-                    lowered = [t.lower() for t in texts[: len(hits)]]
-                    item.answerable = any(
-                        a.lower() in t for a in item.answers for t in lowered if a.strip()
+        sets = test_pairs(args, Path(args.work) if args.work else Path(tmp))
+    rng = random.Random(args.seed)
+    for name in args.judges.split(","):
+        judge = make_judge(name, args)
+        for dataset, pairs in sets.items():
+            subset = pairs
+            if name.startswith("llm-") and len(pairs) > args.llm_pairs:
+                subset = rng.sample(pairs, args.llm_pairs)
+            scores, seconds = judge_pairs(judge, subset, "tr" if "tr" in dataset else "en")
+            labels = [int(p.label >= 0.5) for p in subset]
+            cut, acc_best = best_cut(scores, labels)
+            row = {
+                "judge": name,
+                "dataset": dataset,
+                "pairs": len(subset),
+                "positives": sum(labels),
+                "roc_auc": roc_auc(scores, labels),
+                "accuracy@0.5": accuracy(scores, labels, 0.5),
+                "best_cut": cut,
+                "accuracy@best": acc_best,
+                "pairs_per_s": len(subset) / seconds if seconds else None,
+                "by_kind": {
+                    kind: accuracy(
+                        [s for s, p in zip(scores, subset, strict=True) if p.kind == kind],
+                        [y for y, p in zip(labels, subset, strict=True) if p.kind == kind],
+                        0.5,
                     )
-                    if (i + 1) % 10 == 0:
-                        console.print(f"  {name}: {i + 1}/{len(items)} questions judged")
-            finally:
-                index.close()
-            all_items.extend(items)
-            s = [x for it in items for x in it.scores]
-            y = [x for it in items for x in it.labels]
-            out["datasets"][name] = {
-                "questions": len(items),
-                "pairs": len(s),
-                "positives": sum(y),
-                "roc_auc": roc_auc(s, y),
-                "accuracy@0.5": accuracy(s, y, 0.5),
+                    for kind in sorted({p.kind for p in subset})
+                },
             }
-    scores = [x for it in all_items for x in it.scores]
-    labels = [x for it in all_items for x in it.labels]
-    upper, lower = choose_thresholds(scores, labels)
-    if args.upper is not None:
-        upper, lower = args.upper, args.lower
-    trigger = ActionTrigger(upper=upper, lower=lower)
-    matrix: dict[str, dict[str, int]] = {
-        t: {"correct": 0, "ambiguous": 0, "incorrect": 0} for t in ("answerable", "unanswerable")
-    }
-    for it in all_items:
-        hit_scores = it.scores[: len(it.scores) - (1 if len(it.labels) > args.top else 0)]
-        verdict = trigger.decide(hit_scores)
-        matrix["answerable" if it.answerable else "unanswerable"][verdict.value] += 1
-    best_cut = max(sorted(set(scores)), key=lambda c: accuracy(scores, labels, c))
-    out.update(
-        {
-            "pairs": len(scores),
-            "pairs_per_second": len(scores) / judge_seconds if judge_seconds else None,
-            "roc_auc": roc_auc(scores, labels),
-            "accuracy@0.5": accuracy(scores, labels, 0.5),
-            "best_cut": best_cut,
-            "accuracy@best": accuracy(scores, labels, best_cut),
-            "thresholds": {"upper": upper, "lower": lower, "rule": __doc__.split("- upper")[1]},
-            "verdicts": matrix,
-            "concurrency": args.concurrency,
-        }
-    )
+            out["results"].append(row)
+            console.print(
+                f"{name} on {dataset}: AUC {row['roc_auc']:.3f} acc@0.5 "
+                f"{row['accuracy@0.5']:.3f} {row['pairs_per_s']:.1f} pairs/s"
+            )
     return out
 
 
 def show(out: dict[str, Any]) -> None:
-    rows = [
-        (
-            n,
-            d["questions"],
-            d["pairs"],
-            d["positives"],
-            f"{d['roc_auc']:.3f}",
-            f"{d['accuracy@0.5']:.3f}",
-        )
-        for n, d in out["datasets"].items()
-    ]
-    rows.append(
-        ("all", "", out["pairs"], "", f"{out['roc_auc']:.3f}", f"{out['accuracy@0.5']:.3f}")
-    )
     print_table(
-        f"LLM judge ({out['model']}): {out['pairs_per_second']:.2f} pairs/s, "
-        f"concurrency {out['concurrency']}",
-        ["dataset", "questions", "pairs", "positives", "ROC-AUC", "acc@0.5"],
-        rows,
-    )
-    th = out["thresholds"]
-    print_table(
-        f"Action trigger verdicts (upper={th['upper']}, lower={th['lower']}); "
-        f"best single cut {out['best_cut']:.3f} → acc {out['accuracy@best']:.3f}",
-        ["truth", "correct", "ambiguous", "incorrect"],
-        [(t, *m.values()) for t, m in out["verdicts"].items()],
+        "Retrieval evaluator on held-out pairs (never trained on)",
+        ["judge", "dataset", "pairs", "pos", "ROC-AUC", "acc@0.5", "acc@best (cut)", "pairs/s"],
+        [
+            (
+                r["judge"],
+                r["dataset"],
+                r["pairs"],
+                r["positives"],
+                f"{r['roc_auc']:.3f}",
+                f"{r['accuracy@0.5']:.3f}",
+                f"{r['accuracy@best']:.3f} ({r['best_cut']:.2f})",
+                f"{r['pairs_per_s']:.1f}",
+            )
+            for r in out["results"]
+        ],
+        right_from=2,
     )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--datasets", default="squad,nq")
-    parser.add_argument("--questions", type=int, default=40, help="per dataset")
-    parser.add_argument("--top", type=int, default=5, help="hits judged per question")
-    parser.add_argument("--nq-kb", type=int, default=1500, help="NQ passages in the index")
-    parser.add_argument("--model", default="qwen2.5-coder-0.5b")
-    parser.add_argument("--concurrency", type=int, default=1)
-    parser.add_argument("--upper", type=float, default=None, help="fix thresholds instead")
-    parser.add_argument("--lower", type=float, default=None)
+    parser.add_argument("--sets", default="squad-en,nq,squad-tr")
+    parser.add_argument("--judges", default="ce,bi,llm-0.5b,llm-1.5b")
+    parser.add_argument("--questions", type=int, default=100, help="per dataset")
+    parser.add_argument("--llm-pairs", type=int, default=120, help="pairs per dataset for LLMs")
+    parser.add_argument("--model", default="crag-evaluator", help="cross-encoder to test")
+    parser.add_argument("--precision", default="auto", choices=["auto", "fp32", "bf16", "int8"])
+    parser.add_argument("--datasets", default=str(DATASETS))
+    parser.add_argument("--models-dir", default=".crag/models", help="packaged GGUF files")
+    parser.add_argument("--work", default=None, help="keep indexes here (reused by reruns)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="evaluator")
     args = parser.parse_args(argv)
     out = run(args)
     show(out)
-    path = write_results(args.out, out)
-    console.print(f"wrote {path}")
+    console.print(f"wrote {write_results(args.out, out)}")
     return 0
 
 

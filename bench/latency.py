@@ -2,7 +2,8 @@
 
     python -m bench.latency [--questions N] [--seed S] [--out PATH]
 
-The SQuAD dev subset is indexed once; N seeded questions are asked in both modes, alternating
+The SQuAD dev subset is indexed once; N seeded questions (from the evaluator's held-out "test"
+part) are asked in both modes, alternating
 (rag, crag, rag, crag, ...) so background load hits both alike. Models are loaded and warmed
 up (one throw-away question) before timing. Stage times come from the answer's trace
 (`trace.stages_ms`), totals from `trace.total_ms`; model calls and tokens are summed per mode.
@@ -11,25 +12,25 @@ up (one throw-away question) before timing. Stage times come from the answer's t
 from __future__ import annotations
 
 import argparse
-import random
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from bench.common import console, machine_info, percentile, print_table, write_results
 
-SQUAD = Path("/work/shared/datasets/squad-en-dev-subset.json")
+SQUAD = Path(__file__).resolve().parents[1].parent / "shared/datasets/squad-en-dev-subset.json"
 STAGES = ["retrieve", "rerank", "evaluate", "refine", "web_search", "generate", "total"]
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from bench.evaluator import load_squad
     from crag.config import default_data_dir, load_settings
+    from crag.evaluate.training.data import load_squad, sample
     from crag.index.store import Index
     from crag.ingest.ingestor import Ingestor
     from crag.pipeline import build_pipeline
 
-    _, items = load_squad(args.questions, random.Random(args.seed))
+    # held-out questions: the trained evaluator never saw their paragraphs
+    items = sample(load_squad(SQUAD, "test"), args.questions, args.seed)
     with tempfile.TemporaryDirectory(prefix="crag-bench-lat-", ignore_cleanup_errors=True) as tmp:
         settings = load_settings(data_dir=Path(tmp), collection="latency")
         # assembled models are shared with the user's data dir, not rebuilt per run

@@ -156,10 +156,14 @@ def test_support_check_catches_answers_from_memory() -> None:
     assert turkish[0].support == 1.0
 
 
-def test_thresholds_follow_the_grader_unless_set() -> None:
+def test_thresholds_follow_the_scorer_unless_set() -> None:
     from crag.config import JUDGE_THRESHOLDS, load_settings
+    from crag.models.cross_encoder import calibrated_thresholds
 
-    s = load_settings()
+    s = load_settings(evaluate={"method": "cross-encoder"})  # thresholds calibrated with it
+    t = s.evaluate.thresholds("default", "qwen2.5-coder-1.5b")
+    assert (t.upper, t.lower) == calibrated_thresholds("crag-evaluator")
+    s = load_settings()  # the default LLM judge: measured per grader
     t = s.evaluate.thresholds("default", "qwen2.5-coder-1.5b")
     assert (t.upper, t.lower) == JUDGE_THRESHOLDS["qwen2.5-coder-1.5b"]
     s = load_settings(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -80,9 +81,17 @@ class Mangled:
 
 def test_judge_without_logprobs_or_with_garbage(llm) -> None:
     assert LLMJudge(Mangled(llm, "Yes.", False)).score("q", [EIFFEL]) == [1.0]
-    judge = LLMJudge(Mangled(llm, "<|garbage|>", False))
-    assert judge.score("q", [EIFFEL, BEES]) == [0.5, 0.5]
+    judge = LLMJudge(Mangled(llm, "<|garbage|>", False), attempts=2)
+    scores = judge.score("q", [EIFFEL, BEES])
+    assert all(math.isnan(s) for s in scores)  # unknown, not a guess at either side
     assert judge.unjudged == 2
+
+
+def test_structured_judge_on_the_local_model(llm) -> None:
+    """Without log-probabilities the judge asks for {"answer": "yes"|"no"} (llama.cpp grammar)."""
+    judge = LLMJudge(llm, logprobs=False)
+    scores = judge.score("Where is the Eiffel Tower?", [EIFFEL, BEES])
+    assert set(scores) <= {0.0, 1.0} and scores[0] >= scores[1] and judge.unjudged == 0
 
 
 def _strip(text: str, i: int) -> Strip:

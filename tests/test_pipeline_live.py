@@ -25,16 +25,24 @@ def llms(llm, generator_llm):
 IN_CORPUS = "How do honey bees tell their nest mates where flowers are?"
 
 
-def _pipeline(sample_index, llms, upper: float, lower: float, mode: str = "excerption"):
+def _pipeline(
+    sample_index, llms, upper: float, lower: float, mode: str = "excerption", judge: str = "llm"
+):
+    """The pipeline as built from settings; `judge="ce"` uses the trained cross-encoder as
+    reranker and evaluator, `judge="llm"` the default 0.5B LLM judge."""
     settings, index = sample_index
     settings = settings.model_copy(deep=True)
     settings.refine.mode = mode  # type: ignore[assignment]
     settings.refine.floor = 0.0
     settings.rerank.top_k = 3
+    if judge == "ce":
+        settings.evaluate.method = "cross-encoder"
+        settings.rerank.model = "crag-evaluator"
     pipeline = build_pipeline(settings, index)
     pipeline.components.trigger = ActionTrigger(upper=upper, lower=lower)
     # share the session models instead of loading more servers
-    pipeline.components.evaluator.llm.llm = llms[0]
+    if judge == "llm":
+        pipeline.components.evaluator.llm.llm = llms[0]
     pipeline.components.generator.llm.llm = llms[1]
     return pipeline, index
 
@@ -43,8 +51,9 @@ def _real_chunk_ids(index) -> set[str]:
     return {r[0] for r in index.catalog._db.execute("SELECT id FROM chunks")}
 
 
-def test_correct_refines_and_answers_with_real_citations(sample_index, llms) -> None:
-    pipeline, index = _pipeline(sample_index, llms, upper=0.0, lower=0.0)
+@pytest.mark.parametrize("judge", ["ce", "llm"])
+def test_correct_refines_and_answers_with_real_citations(sample_index, llms, judge) -> None:
+    pipeline, index = _pipeline(sample_index, llms, upper=0.0, lower=0.0, judge=judge)
     answer = pipeline.ask(IN_CORPUS)
     t = answer.trace
     assert answer.verdict is Verdict.CORRECT and t.verdict == "correct"
@@ -53,7 +62,7 @@ def test_correct_refines_and_answers_with_real_citations(sample_index, llms) -> 
     assert t.strips and any(s["kept"] for s in t.strips)
     assert set(t.stages_ms) == {"retrieve", "rerank", "evaluate", "refine", "generate"}
     roles = {c.role for c in t.calls}
-    assert roles == {"grader", "generator"}
+    assert roles == ({"grader", "generator"} if judge == "llm" else {"generator"})
     assert not answer.refused
     assert answer.citations, answer.text
     assert {c.chunk_id for c in answer.citations} <= _real_chunk_ids(index)

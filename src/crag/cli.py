@@ -222,7 +222,12 @@ def main() -> None:
     app()
 
 
-from crag import cli_ask, cli_eval  # noqa: E402,F401  (register ask, graph and eval on `app`)
+# Command modules register themselves on `app` when imported.
+from crag import cli_ask, cli_eval, cli_evaluator, cli_models, cli_serve  # noqa: E402,F401
 
 if __name__ == "__main__":
-    main()
+    # `python -m crag.cli`: the commands registered themselves on `crag.cli.app`, which is
+    # not this `__main__` module's `app`; run that one.
+    from crag.cli import main as _main
+
+    _main()

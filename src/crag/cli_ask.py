@@ -26,11 +26,14 @@ def _verdict_line(answer: Answer) -> str:
     t = answer.trace
     parts = [f"mode {t.mode}"]
     if answer.verdict is not None:
-        best = max((e["score"] for e in t.evaluations), default=0.0)
+        best = max((e["score"] for e in t.evaluations if e["score"] is not None), default=0.0)
         parts.append(
             f"verdict {answer.verdict.value.upper()} (best chunk {best:.2f}; "
             f"upper {t.thresholds.get('upper')}, lower {t.thresholds.get('lower')})"
         )
+    unscored = sum(1 for e in t.evaluations if e["score"] is None)
+    if unscored:
+        parts.append(f"{unscored} passage(s) the judge could not score (see --trace)")
     if answer.refused:
         parts.append("refused")
     parts.append(f"{t.total_ms / 1000:.1f} s")
@@ -42,8 +45,8 @@ def _print_answer(answer: Answer, *, body: bool = True) -> None:
         console.print(answer.text, highlight=False, markup=False)
     if answer.citations:
         console.print("\n[bold]Sources[/]")
-        for c in answer.citations:
-            console.print(f"  [{c.n}] {c.label}", highlight=False, markup=False)
+        for c in answer.citations:  # local documents and web pages are told apart
+            console.print(f"  [{c.n}] {c.origin:<5} {c.label}", highlight=False, markup=False)
     console.print(f"\n[dim]{_verdict_line(answer)}[/]", highlight=False)
 
 
@@ -55,9 +58,8 @@ def _print_trace(answer: Answer) -> None:
         table.add_column(col, justify="right" if col != "chunk" else "left")
     for i, h in enumerate(t.reranked or t.retrieved[:5], start=1):
         judge = scores.get(h["id"])
-        table.add_row(
-            str(i), f"{h['score']:.3f}", "" if judge is None else f"{judge:.2f}", h["cite"]
-        )
+        shown = "" if h["id"] not in scores else "?" if judge is None else f"{judge:.2f}"
+        table.add_row(str(i), f"{h['score']:.3f}", shown, h["cite"])
     console.print(table)
     if t.strips:
         strips = Table(
@@ -67,8 +69,11 @@ def _print_trace(answer: Answer) -> None:
             strips.add_column(col)
         for s in t.strips:
             text = s["text"] if len(s["text"]) < 160 else s["text"][:157] + "..."
-            strips.add_row(f"{s['score']:.2f}", "✓" if s["kept"] else "", text)
+            score = "?" if s["score"] is None else f"{s['score']:.2f}"
+            strips.add_row(score, "✓" if s["kept"] else "", text)
         console.print(strips)
+    if t.web:
+        _print_web(t.web)
     calls = Table(title="model calls", title_justify="left")
     for col in ("role", "model", "purpose", "calls", "prompt tok", "completion tok", "ms"):
         calls.add_column(col, justify="left" if col in ("role", "model", "purpose") else "right")
@@ -90,6 +95,40 @@ def _print_trace(answer: Answer) -> None:
     console.print(stages)
     for note in t.notes:
         console.print(f"[yellow]note:[/] {note}", highlight=False)
+
+
+def _print_web(web: dict[str, Any]) -> None:
+    cache = web.get("cache", "")
+    console.print(
+        f"web search: {web.get('provider')} · query {web.get('query')!r} "
+        f"({web.get('rewrite', {}).get('method')}) · cache {cache or '–'}",
+        highlight=False,
+        markup=False,
+    )
+    if web.get("error"):
+        console.print(f"[yellow]web search failed:[/] {web['error']}", highlight=False)
+    pages = {p["url"]: p for p in web.get("pages", [])}
+    table = Table(title="web results", title_justify="left")
+    for col in ("#", "page", "url"):
+        table.add_column(col)
+    for i, r in enumerate(web.get("results", []), start=1):
+        page = pages.get(r["url"])
+        state = "snippet" if page is None else page["status"]
+        if page is not None and page.get("reason"):
+            state += f": {page['reason']}"
+        table.add_row(str(i), state, r["url"])
+    console.print(table)
+    strips = web.get("strips", [])
+    if strips:
+        kept = Table(
+            title=f"web strips ({sum(s['kept'] for s in strips)} kept)", title_justify="left"
+        )
+        for col in ("score", "kept", "strip"):
+            kept.add_column(col)
+        for s in strips:
+            text = s["text"] if len(s["text"]) < 160 else s["text"][:157] + "..."
+            kept.add_row(f"{s['score']:.2f}", "✓" if s["kept"] else "", text)
+        console.print(kept)
 
 
 @app.command()

@@ -8,8 +8,9 @@ from the file, only from the environment, by the components that need them.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 from pydantic_settings import (
@@ -30,7 +31,9 @@ __all__ = [
     "RefineSettings",
     "RerankSettings",
     "RetrievalSettings",
+    "ServerSettings",
     "Settings",
+    "WebSettings",
     "default_data_dir",
     "load_settings",
 ]
@@ -108,43 +111,166 @@ class RetrievalSettings(BaseModel):
 
 class RerankSettings(BaseModel):
     model: str | None = Field(
-        None, description="sentence-transformers CrossEncoder name or path; none = pass-through."
+        None,
+        description=(
+            "Cross-encoder: the packaged, trained 'crag-evaluator' (with evaluate.method = "
+            "'cross-encoder' one model serves both stages), a model folder or hub name; "
+            "none = keep the fused order."
+        ),
     )
     top_k: int = Field(5, ge=1, description="Chunks kept after reranking (seed: 5).")
 
 
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+ROLES = ("grader", "generator", "reflector")
+
+
 class LLMRoleSettings(BaseModel):
-    provider: Literal["local"] = Field(
-        "local", description="'local': a GGUF model run in-process by llama.cpp (xllamacpp)."
+    """Which model plays a role, and how to reach it.
+
+    Also accepts a spec string, `"PROVIDER:MODEL"` (`"ollama:gemma3:27b"`), wherever a role
+    is set: in crag.toml (`generator = "ollama:gemma3:27b"`) or `CRAG_GENERATOR=...`.
+    API keys are never settings: `api_key_env` names the environment variable that holds one.
+    """
+
+    provider: str = Field(
+        "local",
+        description=(
+            "'local' (packaged GGUF, in-process llama.cpp), 'ollama', 'openai' (any "
+            "OpenAI-compatible server), or a preset: groq, together, gemini, openrouter, "
+            "lmstudio, vllm, llamacpp. `crag models` lists them."
+        ),
     )
     model: str = Field(
         "qwen2.5-coder-0.5b",
         description=(
-            "Packaged 'qwen2.5-coder-0.5b' or 'qwen2.5-coder-1.5b', or a path to a .gguf file."
+            "local: packaged 'qwen2.5-coder-0.5b' / 'qwen2.5-coder-1.5b' or a .gguf path; "
+            "otherwise the provider's model name (gemma3:27b, gpt-4o-mini, ...)."
         ),
     )
-    ctx_per_slot: int = Field(4096, ge=512, description="Context tokens per parallel slot.")
-    parallel: int = Field(2, ge=1, le=16, description="Requests llama.cpp batches together.")
-    threads: int | None = Field(None, ge=1, description="CPU threads; default: all cores.")
+    base_url: str | None = Field(
+        None, description="Server URL; default per provider (Ollama: $OLLAMA_HOST or :11434)."
+    )
+    api_key_env: str | None = Field(
+        None,
+        description=(
+            "Name of the environment variable holding the API key (default per provider/host: "
+            "OPENAI_API_KEY for api.openai.com, GROQ_API_KEY for groq, ...)."
+        ),
+    )
+    timeout: float = Field(120.0, gt=0, description="Seconds to wait for a reply (per request).")
+    max_retries: int = Field(
+        2, ge=0, le=10, description="Retries after connection errors, timeouts, 429 and 5xx."
+    )
+    keep_alive: str | None = Field(
+        None, description="Ollama: how long the model stays loaded ('5m', '1h', '-1')."
+    )
+    logprobs: bool | None = Field(
+        None,
+        description=(
+            "Ask for log-probabilities (judge scores); default: ask, and fall back to "
+            "structured yes/no replies when the server returns none. false: never ask."
+        ),
+    )
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description=(
+            "Extra request fields: Ollama `options` (e.g. num_ctx); for OpenAI-compatible "
+            "servers, extra top-level body fields."
+        ),
+    )
+    ctx_per_slot: int = Field(4096, ge=512, description="local: context tokens per slot.")
+    parallel: int = Field(2, ge=1, le=16, description="local: requests llama.cpp batches.")
+    threads: int | None = Field(None, ge=1, description="local: CPU threads; default all.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _spec_string(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            from crag.errors import ConfigError
+            from crag.models.llm.registry import parse_spec
+
+            try:
+                provider, model = parse_spec(value)
+            except ConfigError as exc:
+                raise ValueError(str(exc)) from None
+            return {"provider": provider, "model": model}
+        return value
+
+    @field_validator("provider")
+    @classmethod
+    def _registered(cls, value: str) -> str:
+        from crag.models.llm.registry import provider_names
+
+        value = value.strip().lower()
+        if value not in provider_names():
+            raise ValueError(
+                f"unknown provider {value!r}; use one of {', '.join(provider_names())}"
+            )
+        return value
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _a_name_not_a_key(cls, value: str | None) -> str | None:
+        if value is not None and not _ENV_NAME.match(value):
+            # never echo the value: it may be the key itself, pasted in the wrong place
+            raise ValueError(
+                "must be the NAME of an environment variable (like GROQ_API_KEY), not a key; "
+                "put the key in that variable"
+            )
+        return value
+
+
+_ROLE_DEFAULTS: dict[str, dict[str, Any]] = {
+    "grader": {},
+    "generator": {"model": "qwen2.5-coder-1.5b", "parallel": 1},
+}
 
 
 def _generator_default() -> LLMRoleSettings:
-    return LLMRoleSettings(model="qwen2.5-coder-1.5b", parallel=1)
+    return LLMRoleSettings(**_ROLE_DEFAULTS["generator"])
 
 
 class LLMSettings(BaseModel):
-    """Two roles, as in the seed's dual-model design: a fast grader and a strong generator.
+    """Roles, as in the seed's dual-model design: a fast grader and a strong generator.
 
     Defaults: the 0.5B model grades (one token per passage, speed matters most), the 1.5B model
     writes the answer — the 0.5B model does not follow the cite-or-refuse instructions (it
-    answered NOT_FOUND to every question in our checks), the 1.5B model does.
+    answered NOT_FOUND to every question in our checks), the 1.5B model does. The
+    `reflector` (Self-RAG checks) uses the generator's model unless set.
     """
 
     grader: LLMRoleSettings = Field(default_factory=LLMRoleSettings)
     generator: LLMRoleSettings = Field(default_factory=_generator_default)
+    reflector: LLMRoleSettings | None = Field(
+        None, description="Self-RAG reflection; default: the generator's model."
+    )
     models_dir: Path | None = Field(
         None, description="Where packaged GGUF files are assembled; default <data_dir>/models."
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _role_defaults(cls, value: Any) -> Any:
+        """A role given in part (`CRAG_LLM__GENERATOR__MODEL=...`) keeps its role's defaults
+        for the fields not given, e.g. the generator's single llama.cpp slot."""
+        if isinstance(value, dict):
+            value = dict(value)
+            for role, defaults in _ROLE_DEFAULTS.items():
+                given = value.get(role)
+                if isinstance(given, str):
+                    given = LLMRoleSettings._spec_string(given)
+                if isinstance(given, dict):
+                    value[role] = {**defaults, **given}
+        return value
+
+    def role(self, name: str) -> LLMRoleSettings:
+        """Settings of a role by name; the reflector falls back to the generator."""
+        if name == "reflector":
+            return self.reflector or self.generator
+        if name not in ROLES:
+            raise ValueError(f"unknown role {name!r}; roles are {', '.join(ROLES)}")
+        return getattr(self, name)
 
 
 class Thresholds(BaseModel):
@@ -169,7 +295,18 @@ UNMEASURED_THRESHOLDS = (0.5, 0.25)  # any other judge: run bench/evaluator.py a
 
 
 class EvaluateSettings(BaseModel):
-    method: Literal["llm"] = Field("llm", description="'llm': Yes/No log-probability judge.")
+    method: Literal["cross-encoder", "llm"] = Field(
+        "llm",
+        description=(
+            "'llm': the grader model's Yes/No log-probability judge (default); "
+            "'cross-encoder': the trained evaluator (evaluate.model; ~100x faster, but below "
+            "its accuracy target and weak on paraphrases and Turkish: see the README)."
+        ),
+    )
+    model: str = Field(
+        "crag-evaluator",
+        description="Cross-encoder: packaged 'crag-evaluator', a trained model folder, a name.",
+    )
     upper: float | None = Field(
         None,
         ge=0,
@@ -194,11 +331,19 @@ class EvaluateSettings(BaseModel):
         return self
 
     def thresholds(self, collection: str, grader_model: str) -> Thresholds:
-        """Per-collection thresholds, else the configured ones, else those measured for the
-        grader model by bench/evaluator.py (JUDGE_THRESHOLDS)."""
+        """Per-collection thresholds, else the configured ones, else the measured ones: those
+        `crag evaluator calibrate` stored with the cross-encoder, or those bench/evaluator.py
+        measured for the grader model (JUDGE_THRESHOLDS)."""
         if collection in self.per_collection:
             return self.per_collection[collection]
-        upper, lower = JUDGE_THRESHOLDS.get(grader_model.lower(), UNMEASURED_THRESHOLDS)
+        measured = None
+        if self.method == "cross-encoder":
+            from crag.models.cross_encoder import calibrated_thresholds
+
+            measured = calibrated_thresholds(self.model)
+        else:
+            measured = JUDGE_THRESHOLDS.get(grader_model.lower())
+        upper, lower = measured or UNMEASURED_THRESHOLDS
         return Thresholds(
             upper=self.upper if self.upper is not None else upper,
             lower=self.lower if self.lower is not None else lower,
@@ -232,6 +377,109 @@ class GenerateSettings(BaseModel):
     )
 
 
+class WebSettings(BaseModel):
+    """Web search correction for the INCORRECT and AMBIGUOUS verdicts. Off by default (offline).
+
+    API keys are never read from here: Tavily's comes from `TAVILY_API_KEY` in the environment.
+    """
+
+    provider: Literal["none", "tavily", "searxng", "duckduckgo"] = Field(
+        "none", description="'none' (offline default), 'tavily', 'searxng' or 'duckduckgo'."
+    )
+    tavily_url: str = Field("https://api.tavily.com", description="Tavily API base URL.")
+    searxng_url: str | None = Field(
+        None, description="SearXNG instance base URL (CRAG_SEARXNG_URL works too)."
+    )
+    max_results: int = Field(5, ge=1, le=20, description="Search results asked for.")
+    fetch_pages: int = Field(3, ge=0, le=10, description="Top result pages fetched and read.")
+    prefer_wikipedia: bool = Field(
+        False, description="Bias the query towards Wikipedia and read wikipedia.org pages first."
+    )
+    search_timeout: float = Field(10.0, gt=0, description="Seconds for one search request.")
+    fetch_timeout: float = Field(8.0, gt=0, description="Seconds for one page, all hops included.")
+    max_page_bytes: int = Field(1_000_000, ge=1024, description="Page bytes read at most.")
+    max_redirects: int = Field(5, ge=0, le=20)
+    max_strips: int = Field(
+        24, ge=1, description="Web strips judged at most (a cheap word-overlap pre-filter first)."
+    )
+    top_k: int = Field(3, ge=1, description="Web strips kept for generation.")
+    cache_ttl: float = Field(
+        86400.0, ge=0, description="Seconds a (provider, query) result is reused; 0 = no cache."
+    )
+    rewrite: bool = Field(True, description="Let the grader turn the question into keywords.")
+    allow_private_addresses: bool = Field(
+        False,
+        description=(
+            "Fetch pages on private, loopback and link-local addresses (SSRF protection off). "
+            "Only for local test servers."
+        ),
+    )
+    user_agent: str = Field("crag/0.1 (+corrective RAG; page reader)")
+
+    @model_validator(mode="after")
+    def _searxng_from_env(self) -> WebSettings:
+        if self.searxng_url is None and os.environ.get("CRAG_SEARXNG_URL"):
+            self.searxng_url = os.environ["CRAG_SEARXNG_URL"]
+        return self
+
+
+class _RoleShortcuts(PydanticBaseSettingsSource):
+    """`CRAG_GRADER=local:qwen2.5-coder-0.5b`, `CRAG_GENERATOR=ollama:gemma3:27b`, ...
+
+    One variable per role, PROVIDER:MODEL. It sets provider and model only, below the nested
+    variables (`CRAG_LLM__GENERATOR__BASE_URL`, which add to it) and above crag.toml.
+    """
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        from crag.errors import ConfigError
+        from crag.models.llm.registry import parse_spec
+
+        roles: dict[str, Any] = {}
+        for role in ROLES:
+            name = f"CRAG_{role.upper()}"
+            spec = os.environ.get(name)
+            if spec:
+                try:
+                    provider, model = parse_spec(spec)
+                except ConfigError as exc:
+                    raise ConfigError(f"{name}: {exc}") from None
+                roles[role] = {"provider": provider, "model": model}
+        return {"llm": roles} if roles else {}
+
+
+class ServerSettings(BaseModel):
+    """`crag serve`. API keys are not here: they come only from `CRAG_API_KEYS` (a secret)."""
+
+    host: str = Field("127.0.0.1", description="Address to bind; beyond loopback needs API keys.")
+    port: int = Field(8000, ge=0, le=65535)
+    allow_unauthenticated: bool = Field(
+        False, description="Serve beyond loopback without API keys (only behind your own auth)."
+    )
+    max_concurrent: int = Field(
+        1, ge=1, le=64, description="Questions answered at once: they share the local models."
+    )
+    max_queue: int = Field(
+        8, ge=0, description="Questions waiting for a slot; beyond that: 503 + Retry-After."
+    )
+    queue_timeout_s: float = Field(
+        120.0, gt=0, description="A question waiting longer than this gets 503 + Retry-After."
+    )
+    max_body_kb: int = Field(256, ge=1, description="Largest JSON request body.")
+    max_upload_mb: float = Field(64.0, gt=0, description="Largest document upload request.")
+    max_question_chars: int = Field(4000, ge=1, description="Longest question accepted.")
+    max_jobs: int = Field(16, ge=1, description="Ingestion jobs waiting; beyond that: 503.")
+    warmup: bool = Field(
+        True,
+        description=(
+            "Load the models before the port opens; off: on the first question, which then "
+            "stalls every request while a model loads (llama.cpp holds the GIL to load)."
+        ),
+    )
+
+
 class Settings(BaseSettings):
     """All of crag's settings. Every field has a default, so an empty config runs offline."""
 
@@ -256,6 +504,9 @@ class Settings(BaseSettings):
     evaluate: EvaluateSettings = Field(default_factory=EvaluateSettings)
     refine: RefineSettings = Field(default_factory=RefineSettings)
     generate: GenerateSettings = Field(default_factory=GenerateSettings)
+    web: WebSettings = Field(default_factory=WebSettings)
+
+    server: ServerSettings = Field(default_factory=ServerSettings)
 
     @classmethod
     def settings_customise_sources(
@@ -270,6 +521,7 @@ class Settings(BaseSettings):
         return (
             init_settings,
             env_settings,
+            _RoleShortcuts(settings_cls),
             TomlConfigSettingsSource(settings_cls, toml_file=toml_path),
         )
 

@@ -63,8 +63,15 @@ class Chunk:
     url: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def origin(self) -> str:
+        """ "web" for a page or snippet found by web search, "local" for an indexed chunk."""
+        return "web" if self.metadata.get("origin") == "web" else "local"
+
     def cite(self) -> str:
-        """Human-readable pointer: `file › title › unit, chars a-b` (or the URL)."""
+        """Human-readable pointer: `file › title › unit, chars a-b`; a web page: `URL › title`."""
+        if self.origin == "web":
+            return " › ".join(p for p in (self.url or self.source, self.title) if p)
         where = self.url or self.source
         parts = [where]
         if self.title:
@@ -118,6 +125,8 @@ class ModelCall:
     prompt_tokens: int
     completion_tokens: int
     latency_ms: float
+    provider: str = ""  # local, ollama, openai, ...
+    attempts: int = 1  # HTTP requests it took (more than one: retried after an error)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +138,7 @@ class Citation:
     label: str  # file › title › unit, chars a-b — or the URL
     source: str
     url: str = ""
+    origin: str = "local"  # "local": an indexed document; "web": a page found by web search
 
 
 @dataclass(slots=True)
@@ -144,6 +154,7 @@ class Trace:
     thresholds: dict[str, float] = field(default_factory=dict)
     strips: list[dict[str, Any]] = field(default_factory=list)
     web_query: str | None = None
+    web: dict[str, Any] = field(default_factory=dict)  # provider, results, pages, strips, cache
     calls: list[ModelCall] = field(default_factory=list)
     stages_ms: dict[str, float] = field(default_factory=dict)
     total_ms: float = 0.0

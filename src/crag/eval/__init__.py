@@ -5,7 +5,7 @@ from crag.eval.harness import Harness, check_modes
 from crag.eval.metrics import contains_answer, normalize, token_f1
 from crag.eval.results import ResultsFile
 from crag.eval.run import EvalConfig, EvalPlan, plan_eval, run_eval
-from crag.eval.splits import Part, nq_part
+from crag.eval.splits import Part, evaluator_part, nq_part
 from crag.eval.summary import summarize
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "ResultsFile",
     "check_modes",
     "contains_answer",
+    "evaluator_part",
     "load_dataset",
     "normalize",
     "nq_part",

@@ -17,5 +17,9 @@ class RetrievalEvaluator(Protocol):
     name: str
 
     def score(self, question: str, passages: list[str]) -> list[float]:
-        """Relevance in [0, 1] of each passage to the question, in the order given."""
+        """Relevance in [0, 1] of each passage to the question, in the order given.
+
+        NaN means "could not judge" (e.g. an LLM whose replies could not be read); the action
+        trigger and the refiner treat it as unknown, never as irrelevant.
+        """
         ...

@@ -5,10 +5,15 @@ CORRECT if any passage scores at least `upper`; INCORRECT if every passage score
 `lower`; AMBIGUOUS otherwise. Thresholds belong to a scorer (an LLM judge's probabilities and
 a cross-encoder's are not on one scale) and may differ per collection; the defaults come from
 `bench/evaluator.py`.
+
+A score the evaluator could not produce is NaN ("unknown", see `LLMJudge`). It can neither
+make a verdict CORRECT nor let it be INCORRECT: a question whose passages are all unknown is
+AMBIGUOUS — CRAG's "not sure" action, which keeps the retrieved text and searches as well.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from crag.types import Verdict
@@ -30,8 +35,9 @@ class ActionTrigger:
 
     def decide(self, scores: list[float]) -> Verdict:
         """Verdict for one question from its passages' scores (no passages: INCORRECT)."""
-        if any(s >= self.upper for s in scores):
+        known = [s for s in scores if not math.isnan(s)]
+        if any(s >= self.upper for s in known):
             return Verdict.CORRECT
-        if all(s < self.lower for s in scores):
+        if len(known) == len(scores) and all(s < self.lower for s in known):
             return Verdict.INCORRECT
         return Verdict.AMBIGUOUS

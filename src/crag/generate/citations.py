@@ -71,6 +71,7 @@ def check_citations(text: str, sources: list[Source]) -> tuple[str, list[Citatio
             label=valid[n].chunk.cite(),
             source=valid[n].chunk.source,
             url=valid[n].chunk.url,
+            origin=valid[n].chunk.origin,
         )
         for n in sorted(used)
     ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -97,18 +97,41 @@ class Ingestor:
     def ingest(
         self, paths: Iterable[str | Path], progress: IngestProgress | None = None
     ) -> IngestReport:
+        """Ingest files and folders; each file is indexed under its resolved path."""
+        return self._ingest(
+            lambda report: [(p, source_key(p), str(p)) for p in self.expand(paths, report)],
+            progress,
+        )
+
+    def ingest_as(
+        self, named: Iterable[tuple[str, str | Path]], progress: IngestProgress | None = None
+    ) -> IngestReport:
+        """Ingest files under names of the caller's choosing: `(source name, path)` pairs.
+
+        Why: an uploaded file is stored under a name the server picks (never the client's), but
+        it should be cited, listed and replaced by the name it was uploaded with. The name also
+        picks the loader (by its suffix); reports and errors show the name, never the path.
+        """
+        items = [(Path(path), name, name) for name, path in named]
+        return self._ingest(lambda report: items, progress)
+
+    def _ingest(
+        self,
+        plan: Callable[[IngestReport], list[tuple[Path, str, str]]],
+        progress: IngestProgress | None,
+    ) -> IngestReport:
         progress = progress or _NoProgress()
         report = IngestReport()
         started = time.perf_counter()
         with self.index.write_lock():
             report.repaired = self.index.repair()
-            files = self.expand(paths, report)
+            files = plan(report)
             progress.files(len(files))
             buffer: list[PreparedSource] = []
             pending_chunks = 0
-            for path in files:
-                prepared = self._prepare(path, report)
-                progress.file_done(str(path), "prepared" if prepared else "skipped")
+            for path, key, shown in files:
+                prepared = self._prepare(path, key, shown, report)
+                progress.file_done(shown, "prepared" if prepared else "skipped")
                 if prepared is None:
                     continue
                 progress.chunks_planned(len(prepared.chunks))
@@ -121,13 +144,14 @@ class Ingestor:
         report.seconds = time.perf_counter() - started
         return report
 
-    def _prepare(self, path: Path, report: IngestReport) -> PreparedSource | None:
-        key = source_key(path)
+    def _prepare(
+        self, path: Path, key: str, shown: str, report: IngestReport
+    ) -> PreparedSource | None:
         try:
             size = path.stat().st_size
             if size > self.settings.max_file_mb * 1e6:
                 raise LoaderError(
-                    str(path),
+                    shown,
                     f"file is {size / 1e6:.1f} MB, above ingest.max_file_mb="
                     f"{self.settings.max_file_mb:g}",
                 )
@@ -138,15 +162,15 @@ class Ingestor:
                 return None
             loaded = load_bytes(Path(key), data, detect_encoding=self.settings.detect_encoding)
         except LoaderError as exc:
-            report.failed.append((str(path), exc.reason))
+            report.failed.append((shown, exc.reason))
             return None
         except OSError as exc:
-            report.failed.append((str(path), f"cannot read: {exc.strerror or exc}"))
+            report.failed.append((shown, f"cannot read: {exc.strerror or exc}"))
             return None
         report.warnings.extend(loaded.warnings)
         chunks = self.chunker.split_all(loaded.documents)
         if not chunks:
-            report.failed.append((str(path), "no text to index after chunking"))
+            report.failed.append((shown, "no text to index after chunking"))
             return None
         (report.updated if self.index.catalog.source(key) else report.added).append(key)
         return PreparedSource(source=key, sha256=digest, chunks=chunks)

@@ -1,20 +1,19 @@
 """Rerankers: reorder retrieved chunks by a model that reads query and chunk together.
 
-`Reranker.score(query, texts)` is the one required method; `rerank()` builds on it. The
-default is `PassThroughReranker` (keeps the fused order) until a cross-encoder is configured
-(`rerank.model`: a sentence-transformers `CrossEncoder` name or path).
+`Reranker.score(query, texts)` is the one required method; `rerank()` builds on it. With no
+`rerank.model` the fused order is kept (`PassThroughReranker`); `"crag-evaluator"` is the
+cross-encoder crag trains and ships (`crag.models.cross_encoder`, also usable as the retrieval
+evaluator); any other cross-encoder folder or hub name works the same.
 """
 
 from __future__ import annotations
 
-import threading
 from dataclasses import replace
 from typing import Protocol, runtime_checkable
 
-from crag.errors import ModelLoadError
 from crag.types import ScoredChunk
 
-__all__ = ["CrossEncoderReranker", "PassThroughReranker", "Reranker", "make_reranker", "rerank"]
+__all__ = ["PassThroughReranker", "Reranker", "make_reranker", "rerank"]
 
 
 @runtime_checkable
@@ -33,37 +32,6 @@ class PassThroughReranker:
         return None
 
 
-class CrossEncoderReranker:
-    """A sentence-transformers CrossEncoder, loaded lazily."""
-
-    def __init__(self, model: str, *, batch_size: int = 32, device: str = "cpu") -> None:
-        self.name = model
-        self.batch_size = batch_size
-        self.device = device
-        self._model = None
-        self._lock = threading.Lock()
-
-    def _load(self):
-        with self._lock:
-            if self._model is None:
-                try:
-                    from sentence_transformers import CrossEncoder
-
-                    self._model = CrossEncoder(self.name, device=self.device)
-                except Exception as exc:
-                    raise ModelLoadError(f"cannot load reranker {self.name!r}: {exc}") from exc
-        return self._model
-
-    def score(self, query: str, texts: list[str]) -> list[float] | None:
-        if not texts:
-            return []
-        model = self._load()
-        scores = model.predict(
-            [(query, t) for t in texts], batch_size=self.batch_size, show_progress_bar=False
-        )
-        return [float(s) for s in scores]
-
-
 def rerank(
     reranker: Reranker, query: str, hits: list[ScoredChunk], top_k: int
 ) -> list[ScoredChunk]:
@@ -80,4 +48,9 @@ def rerank(
 
 
 def make_reranker(model: str | None) -> Reranker:
-    return CrossEncoderReranker(model) if model else PassThroughReranker()
+    """A cross-encoder (`crag-evaluator`, a folder or a hub name), or pass-through for None."""
+    if not model:
+        return PassThroughReranker()
+    from crag.models.cross_encoder import CrossEncoderEvaluator
+
+    return CrossEncoderEvaluator(model)

@@ -1,62 +1,148 @@
 """Build a `Pipeline` from settings: the one place where components are constructed.
 
 Everything else receives its parts; this factory is what `crag ask`, the server and the
-benchmarks call. Roles that name the same local model share one loaded llama.cpp server.
+benchmarks call. LLMs come from the provider registry (`crag.models.llm.registry`); roles that
+name the same provider, model and server share one client (and one loaded llama.cpp model).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from crag.config import LLMRoleSettings, Settings
-from crag.models.llm import LLM, LlamaCppLLM, RoleLLM
+from crag.config import ROLES, LLMRoleSettings, Settings
+from crag.models.llm import LLM, RoleLLM
+from crag.models.llm.registry import create
 from crag.pipeline.runner import Pipeline
 from crag.pipeline.state import Components
 
-__all__ = ["build_pipeline", "make_llm"]
+if TYPE_CHECKING:
+    from crag.evaluate.base import RetrievalEvaluator
+    from crag.web import WebCorrector, WebSearch
+
+__all__ = ["build_pipeline", "make_judge", "make_llm", "make_roles", "make_web_corrector"]
 
 
 def make_llm(role: LLMRoleSettings, models_dir: Path) -> LLM:
-    """An LLM for one role's settings (providers beyond 'local' come with the providers issue)."""
-    if role.provider == "local":
-        return LlamaCppLLM(
-            role.model,
-            models_dir=models_dir,
-            ctx_per_slot=role.ctx_per_slot,
-            parallel=role.parallel,
-            threads=role.threads,
+    """An LLM for one role's settings, built by the provider it names."""
+    return create(role, models_dir)
+
+
+def make_roles(settings: Settings, names: tuple[str, ...] = ROLES) -> dict[str, RoleLLM]:
+    """`RoleLLM`s for the named roles; roles on the same provider/model/server share one LLM."""
+    models_dir = settings.llm.models_dir or settings.data_dir / "models"
+    llms: dict[tuple[str, str, str | None, str | None], LLM] = {}
+    roles: dict[str, RoleLLM] = {}
+    for name in names:
+        role = settings.llm.role(name)
+        key = (role.provider, role.model, role.base_url, role.api_key_env)
+        if key not in llms:
+            llms[key] = make_llm(role, models_dir)
+        roles[name] = RoleLLM(name, llms[key])
+    return roles
+
+
+def make_judge(settings: Settings, grader: Callable[[], LLM] | None = None) -> Any:
+    """The retrieval evaluator of `evaluate.method`: the trained cross-encoder or the LLM judge.
+
+    `grader` makes the grader LLM (only called for the LLM judge, so a cross-encoder setup
+    never loads it); default: a new one from settings.
+    """
+    if settings.evaluate.method == "cross-encoder":
+        from crag.models.cross_encoder import CrossEncoderEvaluator
+
+        return CrossEncoderEvaluator(settings.evaluate.model)
+    from crag.evaluate import LLMJudge
+
+    grader_llm = grader() if grader is not None else make_roles(settings, ("grader",))["grader"]
+    return LLMJudge(
+        grader_llm,
+        concurrency=settings.evaluate.concurrency,
+        logprobs=settings.llm.grader.logprobs is not False,
+    )
+
+
+def make_web_corrector(
+    settings: Settings,
+    grader: LLM,
+    evaluator: RetrievalEvaluator,
+    floor: float,
+    search: WebSearch | None = None,
+) -> WebCorrector | None:
+    """The web corrector for `settings.web`, or None when `web.provider` is "none".
+
+    Its strips are judged by the same `evaluator` as local strips, with the same floor.
+    `search` replaces the configured provider (tests, other providers).
+    """
+    from crag.refine import Refiner
+    from crag.refine.rewrite import QueryRewriter
+    from crag.web import PageFetcher, WebCache, WebCorrector, make_web_search
+
+    web = settings.web
+    search = search or make_web_search(web)
+    if search is None:
+        return None
+    return WebCorrector(
+        search,
+        QueryRewriter(grader if web.rewrite else None),
+        Refiner(
+            evaluator,
+            mode=settings.refine.mode,
+            top_k=web.top_k,
+            floor=floor,
+            excerpt_sentences=settings.refine.excerpt_sentences,
+            excerpt_chars=settings.refine.excerpt_chars,
+            window_words=settings.refine.window_words,
+        ),
+        fetcher=PageFetcher(
+            timeout=web.fetch_timeout,
+            max_bytes=web.max_page_bytes,
+            max_redirects=web.max_redirects,
+            allow_private_addresses=web.allow_private_addresses,
+            user_agent=web.user_agent,
         )
-    raise ValueError(f"unknown provider {role.provider!r}")  # pragma: no cover - validated
+        if web.fetch_pages
+        else None,
+        cache=WebCache(settings.data_dir / "web-cache.sqlite3", web.cache_ttl)
+        if web.cache_ttl > 0
+        else None,
+        max_results=web.max_results,
+        fetch_pages=web.fetch_pages,
+        max_strips=web.max_strips,
+        prefer_wikipedia=web.prefer_wikipedia,
+    )
 
 
 def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline:
     """A pipeline over an open `Index`; keyword `overrides` replace built components."""
-    from crag.evaluate import ActionTrigger, LLMJudge
+    from crag.evaluate import ActionTrigger
     from crag.generate import Generator
     from crag.index.retriever import HybridRetriever
     from crag.models.reranker import make_reranker
     from crag.refine import Refiner
 
-    models_dir = settings.llm.models_dir or settings.data_dir / "models"
-    llms: dict[tuple[str, str], LLM] = {}
-
-    def llm_for(role: LLMRoleSettings) -> LLM:
-        key = (role.provider, role.model)
-        if key not in llms:
-            llms[key] = make_llm(role, models_dir)
-        return llms[key]
-
-    grader = RoleLLM("grader", llm_for(settings.llm.grader))
-    generator = RoleLLM("generator", llm_for(settings.llm.generator))
+    roles = make_roles(settings, ("grader", "generator"))
+    # The grader loads on first use: with the cross-encoder evaluator only query rewriting for
+    # web search calls it.
+    grader, generator = roles["grader"], roles["generator"]
     thresholds = settings.evaluate.thresholds(settings.collection, settings.llm.grader.model)
-    evaluator = overrides.pop("evaluator", None) or LLMJudge(
-        grader, concurrency=settings.evaluate.concurrency
-    )
+    given = overrides.pop("evaluator", None)
+    evaluator = given or make_judge(settings, lambda: grader)
+    reranker = None
+    if settings.rerank.model:
+        # One cross-encoder for both stages when they name the same model: the evaluator then
+        # finds the reranked chunks' scores in its cache instead of computing them again.
+        same = (
+            given is None
+            and settings.evaluate.method == "cross-encoder"
+            and (settings.rerank.model == settings.evaluate.model)
+        )
+        reranker = evaluator if same else make_reranker(settings.rerank.model)
     floor = settings.refine.floor if settings.refine.floor is not None else thresholds.lower
     parts: dict[str, Any] = {
         "retriever": HybridRetriever(index, settings.retrieval),
-        "reranker": make_reranker(settings.rerank.model) if settings.rerank.model else None,
+        "reranker": reranker,
         "evaluator": evaluator,
         "trigger": ActionTrigger(upper=thresholds.upper, lower=thresholds.lower),
         "refiner": Refiner(
@@ -74,6 +160,9 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
             temperature=settings.generate.temperature,
             min_support=settings.generate.min_support,
         ),
+        "web": None
+        if "web" in overrides
+        else make_web_corrector(settings, grader, evaluator, floor),
         "retrieve_k": settings.retrieval.top_k,
         "rerank_k": settings.rerank.top_k,
     }

@@ -1,8 +1,11 @@
 """The CRAG graph: LangGraph wiring of the nodes, and nothing else.
 
     retrieve → rerank → evaluate ─┬─ CORRECT   → refine ──────────────→ generate
-                                  ├─ AMBIGUOUS → refine → web_search → generate
-                                  └─ INCORRECT → web_search ──────────→ generate
+                                  ├─ AMBIGUOUS → refine → web_search → generate  (local + web)
+                                  └─ INCORRECT → web_search ──────────→ generate  (web only)
+
+`web_search` calls the `WebCorrector` (rewrite → search → read pages → strips judged by the
+same evaluator); without one configured, or when it fails, it records why in the trace.
 
 `mode="rag"` is the baseline the corrective steps are measured against: retrieve → rerank →
 generate with the same models. The graph has no cycles yet; `recursion_limit` still bounds it

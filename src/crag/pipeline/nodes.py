@@ -6,12 +6,13 @@ calls of each stage go into `trace.stages_ms` and `trace.calls`.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from crag.models.llm.roles import recording_calls
+from crag.models.llm.roles import recording_calls, recording_notes
 from crag.models.reranker import rerank
 from crag.pipeline.state import Components, CragState
 from crag.types import Strip, Trace, Verdict
@@ -22,11 +23,12 @@ __all__ = ["make_nodes"]
 @contextmanager
 def _stage(trace: Trace, name: str) -> Iterator[None]:
     started = time.perf_counter()
-    with recording_calls() as calls:
+    with recording_calls() as calls, recording_notes() as notes:
         try:
             yield
         finally:
             trace.calls.extend(calls)
+            trace.notes.extend(notes)
             ms = (time.perf_counter() - started) * 1000
             trace.stages_ms[name] = trace.stages_ms.get(name, 0.0) + ms
 
@@ -35,8 +37,13 @@ def _hit(h: Any) -> dict[str, Any]:
     return {"id": h.id, "score": round(h.score, 6), "cite": h.chunk.cite(), "scores": h.scores}
 
 
+def _score(value: float) -> float | None:
+    """A judge score for the trace: None where the judge could not score (NaN)."""
+    return None if math.isnan(value) else round(value, 4)
+
+
 def _strip(s: Strip, kept: bool) -> dict[str, Any]:
-    return {"chunk_id": s.chunk.id, "score": round(s.score, 4), "kept": kept, "text": s.text}
+    return {"chunk_id": s.chunk.id, "score": _score(s.score), "kept": kept, "text": s.text}
 
 
 def make_nodes(c: Components) -> dict[str, Callable[[CragState], dict[str, Any]]]:
@@ -64,7 +71,7 @@ def make_nodes(c: Components) -> dict[str, Callable[[CragState], dict[str, Any]]
             scores = c.evaluator.score(state["question"], [h.chunk.text for h in hits])
             verdict = c.trigger.decide(scores)
         trace.evaluations = [
-            {"id": h.id, "score": round(s, 4), "cite": h.chunk.cite()}
+            {"id": h.id, "score": _score(s), "cite": h.chunk.cite()}
             for h, s in zip(hits, scores, strict=True)
         ]
         trace.verdict = verdict.value
@@ -78,7 +85,10 @@ def make_nodes(c: Components) -> dict[str, Callable[[CragState], dict[str, Any]]
         chunks = [h.chunk for h in hits]
         if state["verdict"] is Verdict.AMBIGUOUS:
             # Keep only chunks the evaluator did not reject outright.
-            chunks = [h.chunk for h in hits if known[h.id] >= c.trigger.lower] or chunks
+            # Unknown (NaN) is not a rejection.
+            chunks = [
+                h.chunk for h in hits if known[h.id] >= c.trigger.lower or math.isnan(known[h.id])
+            ] or chunks
         with _stage(trace, "refine"):
             kept, scored = c.refiner.refine(state["question"], chunks, known)
         kept_ids = {s.order for s in kept}
@@ -87,20 +97,37 @@ def make_nodes(c: Components) -> dict[str, Callable[[CragState], dict[str, Any]]
 
     def web_search(state: CragState) -> dict[str, Any]:
         trace = state["trace"]
+        scores = state.get("scores") or []
+        incorrect = state["verdict"] is Verdict.INCORRECT
+        why_local = (
+            f"the best retrieved passage scored "
+            f"{max((s for s in scores if not math.isnan(s)), default=0.0):.2f}, below the "
+            f"{c.trigger.lower:.2f} needed to trust it, and "
+            if incorrect
+            else "no retrieved passage held a relevant strip, and "
+        )
         if c.web is None:
-            scores = state.get("scores") or []
-            best = max(scores, default=0.0)
-            reason = (
-                f"the best retrieved passage scored {best:.2f}, below the {c.trigger.lower:.2f} "
-                "needed to trust it, and web search is not configured"
-                if state["verdict"] is Verdict.INCORRECT
-                else "web search is not configured"
-            )
+            reason = f"{why_local if incorrect else ''}web search is not configured"
             trace.notes.append(f"web search skipped: {reason}")
             return {"web_strips": [], "refuse_reason": reason}
         with _stage(trace, "web_search"):
-            strips = c.web.search(state["question"])
-        return {"web_strips": strips}
+            outcome = c.web.correct(state["question"])
+        trace.web_query = outcome.query
+        trace.web = outcome.record
+        update: dict[str, Any] = {"web_strips": outcome.strips}
+        if outcome.error:
+            trace.notes.append(f"web search failed, answering without it: {outcome.error}")
+            web_part = f"web search failed ({outcome.error})"
+        else:
+            web_part = (
+                f"web search ({outcome.record.get('provider')}, query {outcome.query!r}) "
+                "found nothing relevant"
+            )
+            if not outcome.strips:
+                trace.notes.append(web_part)
+        if not outcome.strips:
+            update["refuse_reason"] = why_local + web_part
+        return update
 
     def generate(state: CragState) -> dict[str, Any]:
         from langgraph.config import get_stream_writer

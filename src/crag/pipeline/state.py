@@ -11,18 +11,20 @@ from crag.generate.generator import Generated, Generator
 from crag.models.reranker import Reranker
 from crag.refine.strips import Refiner
 from crag.types import ScoredChunk, Strip, Trace, Verdict
+from crag.web.corrector import WebOutcome
 
-__all__ = ["Components", "CragState", "Retriever", "WebSearch"]
+__all__ = ["Components", "CragState", "Retriever", "WebCorrection"]
 
 
 class Retriever(Protocol):
     def search(self, query: str, k: int | None = None) -> list[ScoredChunk]: ...
 
 
-class WebSearch(Protocol):
-    """Filled by the web-search issue: question → refined web strips."""
+class WebCorrection(Protocol):
+    """Question → scored web strips and a trace record (`crag.web.WebCorrector`). Must not
+    raise for a provider failure: the outcome carries the error."""
 
-    def search(self, question: str) -> list[Strip]: ...
+    def correct(self, question: str) -> WebOutcome: ...
 
 
 class CragState(TypedDict, total=False):
@@ -48,6 +50,6 @@ class Components:
     refiner: Refiner
     generator: Generator
     reranker: Reranker | None = None
-    web: WebSearch | None = None
+    web: WebCorrection | None = None
     retrieve_k: int = 20
     rerank_k: int = 5

@@ -17,6 +17,7 @@ relevant chunk are dropped before they can distract a small generator.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -92,6 +93,10 @@ def decompose(
     return strips
 
 
+def _known(score: float) -> float:
+    return 0.0 if math.isnan(score) else score
+
+
 @dataclass(slots=True)
 class Refiner:
     """Decompose → score → keep top k above the floor → recompose in reading order."""
@@ -104,6 +109,16 @@ class Refiner:
     excerpt_chars: int = 600
     window_words: int = 50
 
+    def decompose(self, chunks: list[Chunk]) -> list[Strip]:
+        """Strips of `chunks` in this refiner's mode and sizes (reading order)."""
+        return decompose(
+            chunks,
+            self.mode,
+            excerpt_sentences=self.excerpt_sentences,
+            excerpt_chars=self.excerpt_chars,
+            window_words=self.window_words,
+        )
+
     def refine(
         self, question: str, chunks: list[Chunk], known: dict[str, float] | None = None
     ) -> tuple[list[Strip], list[Strip]]:
@@ -112,13 +127,12 @@ class Refiner:
         `known` maps chunk ids to scores the evaluator already gave the whole chunk; in
         `selection` mode a strip is the whole chunk, so those are reused, not recomputed.
         """
-        strips = decompose(
-            chunks,
-            self.mode,
-            excerpt_sentences=self.excerpt_sentences,
-            excerpt_chars=self.excerpt_chars,
-            window_words=self.window_words,
-        )
+        return self.select(question, self.decompose(chunks), known)
+
+    def select(
+        self, question: str, strips: list[Strip], known: dict[str, float] | None = None
+    ) -> tuple[list[Strip], list[Strip]]:
+        """Score `strips` and keep the top k at or above the floor, in reading order."""
         if not strips:
             return [], []
         known = known or {}
@@ -127,6 +141,9 @@ class Refiner:
         else:
             scores = self.evaluator.score(question, [s.text for s in strips])
         scored = [replace(s, score=float(v)) for s, v in zip(strips, scores, strict=True)]
-        best = sorted(scored, key=lambda s: (-s.score, s.order))
-        kept = [s for s in best[: self.top_k] if s.score >= self.floor]
+        # Strips at or above the floor first, best first; then unknown (NaN) ones — the
+        # evaluator could not say they are irrelevant, so the floor does not drop them.
+        eligible = [s for s in scored if math.isnan(s.score) or s.score >= self.floor]
+        best = sorted(eligible, key=lambda s: (math.isnan(s.score), -_known(s.score), s.order))
+        kept = best[: self.top_k]
         return sorted(kept, key=lambda s: s.order), scored

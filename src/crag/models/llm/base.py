@@ -5,15 +5,20 @@ speak it, so a provider is a thin translation. `chat` returns the text plus, whe
 log-probabilities of the first generated token's alternatives — what the Yes/No judge needs to
 score from probabilities instead of parsing free text. Streaming is optional: `stream_chat`
 falls back to one `chat` call for a provider that cannot stream.
+
+`json_schema` asks for structured output: each provider translates it into what its server
+understands (OpenAI `response_format`, Ollama `format`, llama.cpp's grammar), so a caller that
+needs JSON says so once and parses the reply tolerantly (`crag.models.llm.structured`) —
+servers that ignore the request still get a chance to be understood.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
-__all__ = ["LLM", "ChatRequest", "ChatResult", "Message", "stream_chat"]
+__all__ = ["LLM", "ChatRequest", "ChatResult", "Health", "Message", "stream_chat"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +36,7 @@ class ChatRequest:
     stop: tuple[str, ...] = ()
     seed: int = 0
     purpose: str = ""  # what the call is for ("evaluate", "generate"): recorded in traces
+    json_schema: Mapping[str, object] | None = None  # ask for JSON matching this schema
 
     @classmethod
     def of(cls, system: str, user: str, **kwargs: object) -> ChatRequest:
@@ -47,6 +53,15 @@ class ChatResult:
     # token -> log-probability for the first generated token (empty unless requested)
     first_token_logprobs: dict[str, float] = field(default_factory=dict)
     model: str = ""
+    attempts: int = 1  # HTTP requests it took (retries after 429/5xx/connection errors)
+
+
+@dataclass(frozen=True, slots=True)
+class Health:
+    """What a provider's optional `check()` found: reachable or not, and the detail."""
+
+    ok: bool
+    detail: str
 
 
 @runtime_checkable

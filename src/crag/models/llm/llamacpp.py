@@ -5,7 +5,8 @@ the server speaks everywhere else — the same code path an Ollama or vLLM provi
 The server holds `parallel` slots with continuous batching, so concurrent calls from threads
 (the evaluator scoring five chunks) are batched by llama.cpp rather than queued in Python.
 The model loads on first use, once per process and file, and is shared by every role that
-names it.
+names it. The embedded server also listens on a loopback port (`server_url()`), which is how the
+tests put a real OpenAI-compatible server in front of the packaged model.
 """
 
 from __future__ import annotations
@@ -17,16 +18,19 @@ from pathlib import Path
 from typing import Any
 
 from crag.errors import LLMError, ModelLoadError
-from crag.models.llm.base import ChatRequest, ChatResult
+from crag.models.llm.base import ChatRequest, ChatResult, Health
+from crag.models.llm.wire import StreamFold, openai_body, parse_completion
 
-__all__ = ["LlamaCppLLM"]
+__all__ = ["LlamaCppLLM", "parse_completion"]
 
-_SERVERS: dict[tuple[str, int, int], Any] = {}
+_SERVERS: dict[tuple[str, int, int, int], Any] = {}
 _SERVERS_LOCK = threading.Lock()
 
 
-def _server(path: Path, ctx_per_slot: int, parallel: int, threads: int) -> Any:
-    key = (str(path), ctx_per_slot, parallel)
+def _server(
+    path: Path, ctx_per_slot: int, parallel: int, threads: int, port: int = 0, alias: str = ""
+) -> Any:
+    key = (str(path), ctx_per_slot, parallel, port)
     with _SERVERS_LOCK:
         if key in _SERVERS:
             return _SERVERS[key]
@@ -42,31 +46,16 @@ def _server(path: Path, ctx_per_slot: int, parallel: int, threads: int) -> Any:
         params.cpuparams_batch.n_threads = threads
         params.verbosity = -1
         params.warmup = False
-        params.hostnames = ["127.0.0.1"]
+        params.hostnames = ["127.0.0.1"]  # the embedded HTTP server listens on loopback only
+        params.port = port  # 0: a free port (see `LlamaCppLLM.server_url`)
+        if alias:
+            params.model_alias = {alias}  # the id its /v1/models lists
         try:
             server = xlc.Server(params)
         except Exception as exc:
             raise ModelLoadError(f"llama.cpp could not load {path}: {exc}") from exc
         _SERVERS[key] = server
         return server
-
-
-def _payload(request: ChatRequest, stream: bool) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "messages": [{"role": m.role, "content": m.content} for m in request.messages],
-        "max_tokens": request.max_tokens,
-        "temperature": request.temperature,
-        "seed": request.seed,
-        "stream": stream,
-    }
-    if stream:
-        body["stream_options"] = {"include_usage": True}
-    if request.stop:
-        body["stop"] = list(request.stop)
-    if request.top_logprobs:
-        body["logprobs"] = True
-        body["top_logprobs"] = request.top_logprobs
-    return body
 
 
 def _raise_if_error(response: Any, model: str) -> dict[str, Any]:
@@ -79,37 +68,14 @@ def _raise_if_error(response: Any, model: str) -> dict[str, Any]:
     if "error" in response:
         error = response["error"]
         message = error.get("message", error) if isinstance(error, dict) else error
-        raise LLMError(f"{model}: {message}")
+        raise LLMError(f"local model {model!r}: {message}", provider="local", model=model)
     return response
-
-
-def parse_completion(response: dict[str, Any], model: str) -> ChatResult:
-    """Read an OpenAI chat completion into a ChatResult (shared with HTTP providers)."""
-    try:
-        choice = response["choices"][0]
-        text = choice["message"].get("content") or ""
-    except (KeyError, IndexError, TypeError) as exc:
-        raise LLMError(f"{model}: response has no choices[0].message: {response!r:.200}") from exc
-    logprobs: dict[str, float] = {}
-    content = (choice.get("logprobs") or {}).get("content") or []
-    if content:
-        for alt in content[0].get("top_logprobs") or []:
-            token = alt.get("token", "")
-            logprobs[token] = max(logprobs.get(token, float("-inf")), float(alt["logprob"]))
-    usage = response.get("usage") or {}
-    return ChatResult(
-        text=text,
-        prompt_tokens=int(usage.get("prompt_tokens", 0)),
-        completion_tokens=int(usage.get("completion_tokens", 0)),
-        cached_tokens=int((usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0)),
-        finish_reason=choice.get("finish_reason") or "",
-        first_token_logprobs=logprobs,
-        model=model,
-    )
 
 
 class LlamaCppLLM:
     """A local GGUF model. `model` is a packaged name (see `packaged.py`) or a .gguf path."""
+
+    provider = "local"
 
     def __init__(
         self,
@@ -119,8 +85,10 @@ class LlamaCppLLM:
         ctx_per_slot: int = 4096,
         parallel: int = 2,
         threads: int | None = None,
+        port: int = 0,
     ) -> None:
         self.name = model
+        self._port = port
         self._models_dir = models_dir
         self._ctx = ctx_per_slot
         self._parallel = parallel
@@ -135,26 +103,58 @@ class LlamaCppLLM:
                 from crag.models.llm.packaged import resolve_gguf
 
                 path = resolve_gguf(self.name, self._models_dir)
-                self._server = _server(path, self._ctx, self._parallel, self._threads)
+                self._server = _server(
+                    path, self._ctx, self._parallel, self._threads, self._port, self.name
+                )
+
+    def server_url(self) -> str:
+        """The OpenAI-compatible URL llama.cpp's embedded server listens on (loopback only).
+
+        Loads the model. Any OpenAI client — crag's `openai` provider included — can talk to
+        it: `http://127.0.0.1:PORT/v1`.
+        """
+        self.load()
+        return f"{self._server.listening_address}/v1"
+
+    def check(self) -> Health:
+        """Is the model file there (or its packaged parts installed)? Loads nothing."""
+        from crag.models.llm.packaged import _ALIASES, PACKAGED_MODELS
+
+        key = _ALIASES.get(self.name.lower(), self.name.lower())
+        packaged = PACKAGED_MODELS.get(key)
+        if packaged is None:
+            path = Path(self.name).expanduser()
+            if path.is_file():
+                return Health(True, f"file {path}")
+            return Health(False, f"no such file: {path}")
+        target = self._models_dir / packaged.filename
+        if target.is_file() and target.stat().st_size == packaged.size:
+            return Health(True, f"file {target}")
+        try:
+            packaged.part_paths()
+        except ModelLoadError as exc:
+            return Health(False, str(exc))
+        return Health(True, f"packaged; assembled into {self._models_dir} on first use")
 
     def chat(self, request: ChatRequest) -> ChatResult:
         self.load()
         try:
-            response = self._server.handle_chat_completions(_payload(request, stream=False))
+            response = self._server.handle_chat_completions(openai_body(request, stream=False))
         except Exception as exc:
-            raise LLMError(f"{self.name}: llama.cpp failed: {exc}") from exc
+            raise LLMError(
+                f"local model {self.name!r}: llama.cpp failed: {exc}",
+                provider="local",
+                model=self.name,
+            ) from exc
         return parse_completion(_raise_if_error(response, self.name), self.name)
 
     def stream(self, request: ChatRequest, on_token: Callable[[str], None]) -> ChatResult:
         """Generate with `stream: true`, handing each text delta to `on_token`."""
         self.load()
-        pieces: list[str] = []
-        usage: dict[str, Any] = {}
-        finish = ""
+        fold = StreamFold(on_token)
         errors: list[str] = []
 
         def on_chunk(chunk: Any) -> None:
-            nonlocal finish
             if isinstance(chunk, str):
                 import json
 
@@ -162,26 +162,20 @@ class LlamaCppLLM:
             if "error" in chunk:
                 errors.append(str(chunk["error"]))
                 return
-            for choice in chunk.get("choices") or []:
-                delta = (choice.get("delta") or {}).get("content")
-                if delta:
-                    pieces.append(delta)
-                    on_token(delta)
-                finish = choice.get("finish_reason") or finish
-            usage.update(chunk.get("usage") or {})
+            fold.feed(chunk)
 
         try:
-            result = self._server.handle_chat_completions(_payload(request, True), on_chunk)
+            result = self._server.handle_chat_completions(
+                openai_body(request, stream=True), on_chunk
+            )
         except Exception as exc:
-            raise LLMError(f"{self.name}: llama.cpp failed: {exc}") from exc
+            raise LLMError(
+                f"local model {self.name!r}: llama.cpp failed: {exc}",
+                provider="local",
+                model=self.name,
+            ) from exc
         if result is not None:
             _raise_if_error(result, self.name)
         if errors:
-            raise LLMError(f"{self.name}: {errors[0]}")
-        return ChatResult(
-            text="".join(pieces),
-            prompt_tokens=int(usage.get("prompt_tokens", 0)),
-            completion_tokens=int(usage.get("completion_tokens", len(pieces))),
-            finish_reason=finish,
-            model=self.name,
-        )
+            raise LLMError(f"{self.name}: {errors[0]}", provider="local", model=self.name)
+        return fold.result(self.name)

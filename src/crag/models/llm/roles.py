@@ -4,6 +4,8 @@ A role is an LLM with a job. `RoleLLM` wraps any provider, and each call it make
 to the call log of the current context (a `contextvars` variable), so the pipeline's trace gets
 role, model, tokens and latency of every call without components passing a trace around.
 `parallel_map` copies the context into its worker threads so parallel calls are recorded too.
+`add_note` works the same way for things a component wants the trace to show — a judge reply
+that could not be read, for instance — without the component holding the trace.
 """
 
 from __future__ import annotations
@@ -15,16 +17,39 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TypeVar
 
-from crag.models.llm.base import LLM, ChatRequest, ChatResult, stream_chat
+from crag.models.llm.base import LLM, ChatRequest, ChatResult, Health, stream_chat
 from crag.types import ModelCall
 
-__all__ = ["RoleLLM", "parallel_map", "recording_calls"]
+__all__ = ["RoleLLM", "add_note", "parallel_map", "recording_calls", "recording_notes"]
 
 T = TypeVar("T")
 R = TypeVar("R")
 _CALLS: contextvars.ContextVar[list[ModelCall] | None] = contextvars.ContextVar(
     "crag_model_calls", default=None
 )
+
+
+_NOTES: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "crag_trace_notes", default=None
+)
+
+
+@contextmanager
+def recording_notes() -> Iterator[list[str]]:
+    """Collect the notes components add (with `add_note`) inside the block."""
+    notes: list[str] = []
+    token = _NOTES.set(notes)
+    try:
+        yield notes
+    finally:
+        _NOTES.reset(token)
+
+
+def add_note(text: str) -> None:
+    """Add a note to the trace being recorded, if any (a no-op outside the pipeline)."""
+    notes = _NOTES.get()
+    if notes is not None:
+        notes.append(text)
 
 
 @contextmanager
@@ -55,6 +80,7 @@ class RoleLLM:
         self.role = role
         self.llm = llm
         self.name = llm.name
+        self.provider = str(getattr(llm, "provider", ""))
 
     def _record(self, purpose: str, result: ChatResult, started: float) -> None:
         calls = _CALLS.get()
@@ -67,6 +93,8 @@ class RoleLLM:
                     prompt_tokens=result.prompt_tokens,
                     completion_tokens=result.completion_tokens,
                     latency_ms=(time.perf_counter() - started) * 1000,
+                    provider=self.provider,
+                    attempts=result.attempts,
                 )
             )
 
@@ -75,6 +103,11 @@ class RoleLLM:
         result = self.llm.chat(request)
         self._record(request.purpose, result, started)
         return result
+
+    def check(self) -> Health:
+        """The wrapped provider's health check (reachable, model present), if it has one."""
+        check = getattr(self.llm, "check", None)
+        return check() if callable(check) else Health(True, "no check available")
 
     def stream(self, request: ChatRequest, on_token: Callable[[str], None]) -> ChatResult:
         started = time.perf_counter()

@@ -1,0 +1,19 @@
+"""Training crag's own retrieval evaluator: pairs, fine-tuning, calibration, export.
+
+Behind `crag evaluator train | calibrate | export` (and `scripts/train-evaluator`, which
+reproduces the model that ships in `crag/models/data/crag-evaluator`).
+"""
+
+from crag.evaluate.training.calibrate import choose_thresholds
+from crag.evaluate.training.pairs import Pair, contains_answer, distill_pairs, mine_pairs
+from crag.evaluate.training.trainer import TrainConfig, train
+
+__all__ = [
+    "Pair",
+    "TrainConfig",
+    "choose_thresholds",
+    "contains_answer",
+    "distill_pairs",
+    "mine_pairs",
+    "train",
+]

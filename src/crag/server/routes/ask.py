@@ -1,0 +1,107 @@
+"""`POST /v1/ask`: a question in, a cited answer with verdict and trace out — whole, or as
+server-sent events (`node` as each graph node finishes, `token` as the answer is written,
+`answer` with the checked answer last; `error` instead if it fails mid-way)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import StreamingResponse
+
+from crag.server.deps import RuntimeDep, require_key
+from crag.server.errors import Conflict, error_response
+from crag.server.runtime import Runtime
+from crag.server.schemas import AskRequest, AskResponse
+from crag.server.sse import PING, event, jsonable
+from crag.types import Answer
+
+__all__ = ["answer_out", "checked_question", "router"]
+
+router = APIRouter(prefix="/v1", tags=["ask"], dependencies=[Depends(require_key)])
+
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+BUSY = {
+    503: {"description": "Busy: the queue is full. Retry after `Retry-After` seconds."},
+    401: {"description": "Missing or invalid API key."},
+}
+
+
+def checked_question(question: str, rt: Runtime) -> str:
+    from crag.errors import CragError
+
+    question = question.strip()
+    limit = rt.settings.server.max_question_chars
+    if not question:
+        raise CragError("question: empty; ask something")
+    if len(question) > limit:
+        raise CragError(
+            f"question: {len(question)} characters, over server.max_question_chars={limit}"
+        )
+    return question
+
+
+def ensure_not_empty(rt: Runtime) -> None:
+    if rt.index.count() == 0:
+        raise Conflict(
+            f"collection {rt.index.collection!r} is empty; upload documents first "
+            "(POST /v1/documents)"
+        )
+
+
+def answer_out(answer: Answer, mode: str, trace: bool = True) -> AskResponse:
+    data = answer.to_dict()
+    return AskResponse(
+        question=data["question"],
+        mode=mode,  # type: ignore[arg-type]
+        answer=data["answer"],
+        citations=data["citations"],
+        verdict=data["verdict"],
+        refused=data["refused"],
+        reason=data["reason"],
+        trace=data["trace"] if trace else None,
+    )
+
+
+async def _sse(request: Request, events: AsyncIterator[Any], mode: str, trace: bool):
+    try:
+        async for item in events:
+            if item is None:
+                yield PING
+            elif item[0] == "node":
+                yield event("node", {"node": item[1], "update": jsonable(item[2])})
+            elif item[0] == "token":
+                yield event("token", {"text": item[1]})
+            elif item[0] == "answer":
+                yield event("answer", answer_out(item[1], mode, trace).model_dump(mode="json"))
+    except Exception as exc:
+        yield event("error", error_response(request, exc).body.decode())
+
+
+@router.post(
+    "/ask",
+    response_model=AskResponse,
+    responses={
+        **BUSY,
+        200: {
+            "description": "The answer; with `stream: true`, server-sent events instead.",
+            "content": {"text/event-stream": {}},
+        },
+    },
+)
+async def ask(request: Request, body: AskRequest, rt: RuntimeDep) -> Any:
+    """Answer a question from the indexed documents, citing every claim."""
+    question = checked_question(body.question, rt)
+    pipeline = rt.pipeline_for(body.options.top_k, body.options.rerank_k)
+    await asyncio.to_thread(ensure_not_empty, rt)
+    if not body.stream:
+        answer = await rt.run(lambda: pipeline.ask(question, body.mode))
+        return answer_out(answer, body.mode, body.options.trace)
+    events = await rt.open_stream(lambda: pipeline.stream(question, body.mode))
+    return StreamingResponse(
+        _sse(request, events, body.mode, body.options.trace),
+        media_type="text/event-stream",
+        headers=SSE_HEADERS,
+    )

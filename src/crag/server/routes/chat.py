@@ -1,0 +1,208 @@
+"""The OpenAI chat protocol, so chat UIs and SDKs can use crag as a model.
+
+`POST /v1/chat/completions` with model `crag` (corrective) or `rag` (baseline) answers the
+last user message from the indexed documents. Earlier turns are not used for retrieval: each
+question is answered on its own. The message text is the answer followed by its numbered
+sources; the verdict, citations and trace ride along in an extension member `crag`, which the
+SDKs keep (`completion.model_extra["crag"]` in Python).
+
+Streaming sends `chat.completion.chunk` events and `data: [DONE]`. The tokens are the
+generator's draft as it writes; the attribution check runs when the draft is complete. When
+the checked answer differs (a sentence its sources do not support was dropped, or the answer
+became a refusal), the checked text follows the draft as "Checked answer: ...". A draft that
+is the model's "not found" marker is held back and only the refusal is sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from crag.errors import CragError
+from crag.generate.generator import NOT_FOUND
+from crag.server.deps import RuntimeDep, require_key
+from crag.server.errors import error_response
+from crag.server.routes.ask import BUSY, SSE_HEADERS, checked_question, ensure_not_empty
+from crag.server.schemas import ChatRequest
+from crag.server.sse import PING, event
+from crag.types import Answer
+
+__all__ = ["MODELS", "router"]
+
+router = APIRouter(prefix="/v1", tags=["openai"], dependencies=[Depends(require_key)])
+
+MODELS = {"crag": "crag", "rag": "rag"}  # model id -> pipeline mode
+_CREATED = int(time.time())
+
+
+@router.get("/models")
+def models() -> dict[str, Any]:
+    """The models this service offers, in the OpenAI list format."""
+    return {
+        "object": "list",
+        "data": [
+            {"id": name, "object": "model", "created": _CREATED, "owned_by": "crag"}
+            for name in MODELS
+        ],
+    }
+
+
+def message_text(answer: Answer) -> str:
+    if not answer.citations:
+        return answer.text
+    listing = "\n".join(f"[{c.n}] {c.label}" for c in answer.citations)
+    return f"{answer.text}\n\nSources:\n{listing}"
+
+
+def extension(answer: Answer, mode: str) -> dict[str, Any]:
+    data = answer.to_dict()
+    return {
+        "mode": mode,
+        "verdict": data["verdict"],
+        "refused": data["refused"],
+        "reason": data["reason"],
+        "citations": data["citations"],
+        "trace": data["trace"],
+    }
+
+
+def usage(answer: Answer) -> dict[str, int]:
+    """Tokens of every model call the question made (the judge's included), not just the
+    answer's: that is what it cost."""
+    prompt = sum(c.prompt_tokens for c in answer.trace.calls)
+    completion = sum(c.completion_tokens for c in answer.trace.calls)
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+
+
+def _question(body: ChatRequest) -> str:
+    for message in reversed(body.messages):
+        if message.role == "user":
+            return message.text()
+    raise CragError("messages: no user message; the last user message is the question")
+
+
+def _mode(body: ChatRequest) -> str:
+    if body.model not in MODELS:
+        raise HTTPException(
+            404, f"model {body.model!r} does not exist; use one of {sorted(MODELS)}"
+        )
+    return MODELS[body.model]
+
+
+@router.post(
+    "/chat/completions",
+    responses={
+        **BUSY,
+        200: {
+            "description": "A chat.completion; with `stream: true`, chat.completion.chunk events.",
+            "content": {"text/event-stream": {}},
+        },
+    },
+)
+async def chat_completions(request: Request, body: ChatRequest, rt: RuntimeDep) -> Any:
+    """Answer the last user message; OpenAI chat-completions format (streaming too)."""
+    mode = _mode(body)
+    question = checked_question(_question(body), rt)
+    await asyncio.to_thread(ensure_not_empty, rt)
+    completion_id = f"chatcmpl-{uuid.uuid4().hex}"
+    created = int(time.time())
+    if not body.stream:
+        answer = await rt.run(lambda: rt.pipeline.ask(question, mode))  # type: ignore[arg-type]
+        return JSONResponse(
+            {
+                "id": completion_id,
+                "object": "chat.completion",
+                "created": created,
+                "model": body.model,
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": message_text(answer)},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": usage(answer),
+                "crag": extension(answer, mode),
+            }
+        )
+    events = await rt.open_stream(lambda: rt.pipeline.stream(question, mode))  # type: ignore[arg-type]
+    include_usage = bool(body.stream_options and body.stream_options.include_usage)
+    chunks = _chunks(request, events, completion_id, created, body.model, mode, include_usage)
+    return StreamingResponse(chunks, media_type="text/event-stream", headers=SSE_HEADERS)
+
+
+async def _chunks(
+    request: Request,
+    events: AsyncIterator[Any],
+    completion_id: str,
+    created: int,
+    model: str,
+    mode: str,
+    include_usage: bool,
+) -> AsyncIterator[bytes]:
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> bytes:
+        body = {
+            "id": completion_id,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            **extra,
+        }
+        return event(None, body)
+
+    yield chunk({"role": "assistant", "content": ""})
+    held: list[str] = []  # draft tokens that may still turn out to be the NOT_FOUND marker
+    sent: list[str] = []
+    try:
+        async for item in events:
+            if item is None:
+                yield PING
+            elif item[0] == "token":
+                held.append(item[1])
+                draft = "".join(held).strip().upper().replace(" ", "_")
+                if draft and (NOT_FOUND.startswith(draft) or draft.startswith(NOT_FOUND)):
+                    continue  # may be (or is) the marker: the answer event decides
+                text = "".join(held)
+                held.clear()
+                sent.append(text)
+                yield chunk({"content": text})
+            elif item[0] == "answer":
+                answer: Answer = item[1]
+                streamed = "".join(sent).strip()
+                if not streamed:
+                    tail = answer.text
+                elif streamed != answer.text.strip():
+                    tail = f"\n\nChecked answer: {answer.text}"
+                else:
+                    tail = ""
+                if answer.citations:
+                    tail += "\n\nSources:\n" + "\n".join(
+                        f"[{c.n}] {c.label}" for c in answer.citations
+                    )
+                if tail:
+                    yield chunk({"content": tail})
+                yield chunk({}, "stop", crag=extension(answer, mode))
+                if include_usage:
+                    body = {
+                        "id": completion_id,
+                        "object": "chat.completion.chunk",
+                        "created": created,
+                        "model": model,
+                        "choices": [],
+                        "usage": usage(answer),
+                    }
+                    yield event(None, body)
+    except Exception as exc:
+        yield event(None, error_response(request, exc).body.decode())
+    yield b"data: [DONE]\n\n"

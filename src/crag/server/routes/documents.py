@@ -1,0 +1,214 @@
+"""Documents: upload for ingestion (a background job with progress), list, remove.
+
+`POST /v1/documents` takes either a multipart form with one or more files (field `files` or
+`file`), or a JSONL body (`Content-Type: application/jsonl` or `application/x-ndjson`, one
+`{"id", "text", "title"?, "url"?}` record a line) with an optional `?source=NAME`. It answers
+202 with the job; `GET /v1/documents/jobs/{id}` reports its progress and result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import shutil
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi.responses import JSONResponse
+from starlette.datastructures import UploadFile
+
+from crag.errors import CragError, LoaderError
+from crag.server.deps import RuntimeDep, require_key
+from crag.server.errors import Conflict
+from crag.server.jobs import Job, Upload
+from crag.server.runtime import Runtime
+from crag.server.schemas import JobOut, SourceOut, SourcesOut
+from crag.server.uploads import check_gzip, check_supported, source_name, spool_path
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1/documents", tags=["documents"], dependencies=[Depends(require_key)])
+
+JSONL_TYPES = {"application/jsonl", "application/x-ndjson", "application/x-jsonlines",
+               "application/jsonlines", "application/json-lines"}  # fmt: skip
+MAX_FILES = 100
+DELETE_WAIT_S = 30.0
+
+UPLOAD_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "properties": {
+                        "files": {"type": "array", "items": {"type": "string", "format": "binary"}}
+                    },
+                }
+            },
+            "application/jsonl": {
+                "schema": {"type": "string", "description": "one JSON record per line"}
+            },
+        },
+    }
+}
+
+
+def _folder(rt: Runtime) -> Path:
+    return rt.settings.data_dir / "uploads" / rt.settings.collection
+
+
+def _accepted(job: Job) -> JSONResponse:
+    return JSONResponse(
+        job.to_dict(), status_code=202, headers={"Location": f"/v1/documents/jobs/{job.id}"}
+    )
+
+
+async def _spool_files(request: Request, rt: Runtime) -> list[Upload]:
+    uploads: list[Upload] = []
+    try:
+        async with request.form(max_files=MAX_FILES, max_fields=10) as form:
+            files = [v for k, v in form.multi_items() if k in ("files", "file")]
+            files = [f for f in files if isinstance(f, UploadFile)]
+            if not files:
+                raise CragError("files: no file in the form; send them as field 'files'")
+            for f in files:
+                name = source_name(f.filename)
+                check_supported(name)
+                if any(u.source == name for u in uploads):
+                    raise CragError(f"files: two files named {name!r} in one upload")
+                path = spool_path(_folder(rt), name)
+                uploads.append(Upload(source=name, path=path, original=(f.filename or "")[:500]))
+                await asyncio.to_thread(_copy, f, path)
+                limit = int(rt.settings.ingest.max_file_mb * 1e6)
+                await asyncio.to_thread(check_gzip, path, name, limit)
+    except BaseException:
+        for u in uploads:
+            u.path.unlink(missing_ok=True)
+        raise
+    return uploads
+
+
+def _copy(upload: UploadFile, path: Path) -> None:
+    upload.file.seek(0)
+    with path.open("wb") as out:
+        shutil.copyfileobj(upload.file, out, 1 << 20)
+
+
+def _check_jsonl(path: Path, name: str) -> None:
+    """Load the body now: a malformed JSONL body is a bad request, not a failed job."""
+    from crag.ingest.loaders import load_bytes
+
+    try:
+        load_bytes(Path(name), path.read_bytes())
+    except LoaderError as exc:
+        raise CragError(f"body: {exc.reason}") from None
+
+
+async def _spool_jsonl(request: Request, rt: Runtime, source: str | None) -> list[Upload]:
+    path = spool_path(_folder(rt), "body.jsonl")
+    try:
+        digest = hashlib.sha256()
+        with path.open("wb") as out:
+            async for block in request.stream():
+                digest.update(block)
+                out.write(block)
+        name = source_name(source) if source else f"body-{digest.hexdigest()[:16]}.jsonl"
+        if not name.lower().endswith((".jsonl", ".ndjson")):
+            name += ".jsonl"
+        await asyncio.to_thread(_check_jsonl, path, name)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    return [Upload(source=name, path=path, original=source or "")]
+
+
+@router.post(
+    "",
+    status_code=202,
+    response_model=JobOut,
+    openapi_extra=UPLOAD_BODY,
+    responses={
+        413: {"description": "Over server.max_upload_mb (or a .gz over ingest.max_file_mb)."},
+        415: {"description": "Not multipart or JSONL, or a file type crag cannot read."},
+        503: {"description": "Too many ingestion jobs waiting; retry after Retry-After."},
+    },
+)
+async def upload(
+    request: Request,
+    rt: RuntimeDep,
+    source: Annotated[str | None, Query(description="Source name for a JSONL body.")] = None,
+) -> Any:
+    """Queue files (multipart) or JSONL records (body) for ingestion; returns the job."""
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype == "multipart/form-data":
+        uploads = await _spool_files(request, rt)
+    elif ctype in JSONL_TYPES:
+        uploads = await _spool_jsonl(request, rt, source)
+    else:
+        raise HTTPException(
+            415,
+            f"content type {ctype or '(none)'!r}: send multipart/form-data with files, "
+            "or a JSONL body as application/jsonl",
+        )
+    job = Job(id=rt.jobs.new_id(), kind="ingest", uploads=uploads)
+    try:
+        rt.jobs.submit(job)
+    except BaseException:
+        for u in uploads:
+            u.path.unlink(missing_ok=True)
+        raise
+    return _accepted(job)
+
+
+@router.get("/jobs/{job_id}", response_model=JobOut)
+def job_status(job_id: str, rt: RuntimeDep) -> Any:
+    """Progress and result of an ingestion or removal job."""
+    job = rt.jobs.get(job_id)
+    if job is None:
+        raise HTTPException(404, f"no job {job_id!r} (jobs are kept in memory until restart)")
+    return job.to_dict()
+
+
+@router.get("", response_model=SourcesOut)
+def list_sources(
+    rt: RuntimeDep,
+    limit: Annotated[int, Query(ge=1, le=10000)] = 1000,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> Any:
+    """Indexed sources with their chunk counts (uploads by their file name, files ingested
+    with `crag ingest` by their path)."""
+    infos = sorted(rt.index.sources(), key=lambda s: s.source)
+    page = infos[offset : offset + limit]
+    return SourcesOut(
+        collection=rt.index.collection,
+        chunks=rt.index.count(),
+        embedding_model=rt.index.embedding_model,
+        total=len(infos),
+        sources=[SourceOut(source=s.source, chunks=s.chunks, state=s.state) for s in page],
+    )
+
+
+@router.delete(
+    "/{source:path}",
+    responses={
+        202: {"description": "Still waiting behind an ingestion job; poll the job."},
+        404: {"description": "No such source."},
+    },
+)
+async def remove(source: str, rt: RuntimeDep) -> Any:
+    """Remove a source (as listed by GET /v1/documents, URL-encoded) from both stores."""
+    if await asyncio.to_thread(rt.index.catalog.source, source) is None:
+        raise HTTPException(404, f"source {source!r} is not in the index")
+    job = rt.jobs.pending_removal(source) or rt.jobs.submit(
+        Job(id=rt.jobs.new_id(), kind="remove", remove_source=source)
+    )
+    deadline = asyncio.get_running_loop().time() + DELETE_WAIT_S
+    while not job.done_event.is_set():  # polled: a thread parked per waiting request is dearer
+        if asyncio.get_running_loop().time() > deadline:
+            return _accepted(job)
+        await asyncio.sleep(0.05)
+    if job.state == "failed":
+        raise Conflict(f"could not remove {source!r}: {job.error}")
+    return {"source": source, "removed_chunks": job.removed_chunks, "job": job.id}

@@ -1,0 +1,129 @@
+"""Request and response bodies of the HTTP API (pydantic): what the OpenAPI docs show.
+
+Requests forbid unknown fields (a typo is a 422 naming it), except the OpenAI chat request,
+which ignores parameters crag does not use (temperature, top_p, ...) so SDKs and chat UIs
+that always send them keep working.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "AskOptions",
+    "AskRequest",
+    "AskResponse",
+    "ChatMessage",
+    "ChatRequest",
+    "CitationOut",
+    "JobOut",
+    "SourceOut",
+    "SourcesOut",
+]
+
+Mode = Literal["crag", "rag"]
+
+
+class AskOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    top_k: int | None = Field(None, ge=1, le=100, description="Chunks retrieved (retrieval.top_k).")
+    rerank_k: int | None = Field(
+        None, ge=1, le=20, description="Chunks kept after reranking and judged (rerank.top_k)."
+    )
+    trace: bool = Field(True, description="Include the trace (scores, strips, model calls).")
+
+
+class AskRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(min_length=1, description="The question, in any language.")
+    mode: Mode = Field("crag", description="crag: corrective pipeline; rag: plain baseline.")
+    stream: bool = Field(
+        False, description="Server-sent events: node events, then tokens, then the answer."
+    )
+    options: AskOptions = Field(default_factory=AskOptions)
+
+
+class CitationOut(BaseModel):
+    n: int
+    chunk_id: str
+    label: str
+    source: str
+    url: str = ""
+
+
+class AskResponse(BaseModel):
+    question: str
+    mode: Mode
+    answer: str
+    citations: list[CitationOut]
+    verdict: Literal["correct", "ambiguous", "incorrect"] | None
+    refused: bool
+    reason: str = ""
+    trace: dict[str, Any] | None = None
+
+
+class SourceOut(BaseModel):
+    source: str
+    chunks: int
+    state: str
+
+
+class SourcesOut(BaseModel):
+    collection: str
+    chunks: int
+    embedding_model: str | None
+    total: int
+    sources: list[SourceOut]
+
+
+class JobOut(BaseModel):
+    """An ingestion or removal job; poll `GET /v1/documents/jobs/{id}` until `state` is done
+    or failed."""
+
+    id: str
+    kind: Literal["ingest", "remove"]
+    state: Literal["queued", "running", "done", "failed"]
+    created: float
+    started: float | None = None
+    finished: float | None = None
+    progress: dict[str, int]
+    files: list[dict[str, str]] | None = None
+    source: str | None = None
+    removed_chunks: int | None = None
+    result: dict[str, Any] | None = None
+    error: str | None = None
+
+
+# -- the OpenAI chat protocol ----------------------------------------------------------------
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    role: Literal["system", "developer", "user", "assistant", "tool", "function"]
+    content: str | list[dict[str, Any]] | None = None
+
+    def text(self) -> str:
+        """The message's text, whether sent as a string or as a list of content parts."""
+        if isinstance(self.content, str):
+            return self.content
+        parts = self.content or []
+        return "".join(str(p.get("text", "")) for p in parts if p.get("type") == "text")
+
+
+class StreamOptions(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    include_usage: bool = False
+
+
+class ChatRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    model: str = Field(description="'crag' (corrective) or 'rag' (plain baseline); see /v1/models.")
+    messages: list[ChatMessage] = Field(min_length=1)
+    stream: bool = False
+    stream_options: StreamOptions | None = None
+    n: int = Field(1, ge=1, le=1, description="Only one choice is generated.")

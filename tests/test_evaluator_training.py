@@ -1,0 +1,163 @@
+"""The evaluator's training pieces: labels, pair mining, threshold choice, train + resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from crag.eval.splits import evaluator_part
+from crag.evaluate.training.calibrate import CalibrationItem, choose_thresholds, credit
+from crag.evaluate.training.data import LabelledQuestion, load_squad
+from crag.evaluate.training.pairs import (
+    Pair,
+    contains_answer,
+    mine_pairs,
+    read_pairs,
+    write_pairs,
+)
+from crag.types import Chunk, Verdict
+
+
+def chunk(doc_id: str, text: str, position: int = 0) -> Chunk:
+    return Chunk(
+        id=f"{doc_id}:{position}",
+        text=text,
+        source="s",
+        doc_id=doc_id,
+        position=position,
+        start=0,
+        end=len(text),
+    )
+
+
+def test_contains_answer_is_word_bounded_and_turkish_aware() -> None:
+    assert contains_answer("It opened in 1937, after four years.", ["1937"])
+    assert not contains_answer("It cost 19370 dollars.", ["1937"])
+    assert contains_answer("The Denver Broncos won.", ["denver broncos"])
+    assert contains_answer("İstanbul'da doğdu.", ["istanbul"])
+    assert not contains_answer("anything", ["", "  "])
+
+
+def test_evaluator_split_is_stable_and_roughly_70_10_20() -> None:
+    parts = [evaluator_part(f"nq-{i:05d}") for i in range(5000)]
+    assert evaluator_part("nq-00042") == evaluator_part("nq-00042")
+    share = {p: parts.count(p) / len(parts) for p in ("train", "calibrate", "test")}
+    assert 0.67 < share["train"] < 0.73 and 0.08 < share["calibrate"] < 0.12
+    assert 0.17 < share["test"] < 0.23
+
+
+def test_mine_pairs_labels_gold_hard_negatives_and_strips() -> None:
+    q = LabelledQuestion("When did the bridge open?", ("1937",), "gold", "", "toy")
+    gold = [
+        chunk("gold", "The bridge opened in 1937. It is red. Fog is common there.", 0),
+        chunk("gold", "Tourists walk across it every day.", 1),
+    ]
+    hits = [
+        chunk("other", "A tunnel opened in 1937 too."),  # answer in a non-gold unit: dropped
+        chunk("other2", "Bridges are built of steel. Some are old."),
+        gold[0],
+    ]
+    pairs = list(mine_pairs([q], lambda _q, _k: hits, lambda _d: gold, seed=3))
+    chunks = [p for p in pairs if p.kind == "chunk"]
+    assert Pair(q.question, gold[0].text, 1.0, "chunk", "toy") in pairs
+    assert Pair(q.question, gold[1].text, 0.0, "chunk", "toy") in pairs  # gold, no answer
+    assert not any("tunnel" in p.passage for p in chunks)
+    strips = [p for p in pairs if p.kind == "strip"]
+    assert any(p.label == 1.0 and "1937" in p.passage for p in strips)
+    assert all(p.label == 0.0 for p in strips if "1937" not in p.passage)
+
+
+def test_pairs_round_trip(tmp_path: Path) -> None:
+    pairs = [Pair("q", "p", 1.0, "chunk", "d"), Pair("q", "ş", 0.25, "distilled", "x")]
+    path = tmp_path / "pairs.jsonl"
+    assert write_pairs(pairs, path) == 2
+    assert read_pairs(path) == pairs
+    assert not path.with_suffix(".jsonl.part").exists()
+
+
+def test_credit_and_threshold_choice_by_hand() -> None:
+    assert credit(Verdict.CORRECT, True) == 1 and credit(Verdict.CORRECT, False) == 0
+    assert credit(Verdict.INCORRECT, False) == 1 and credit(Verdict.AMBIGUOUS, True) == 0.75
+    items = [
+        CalibrationItem((0.9, 0.1), True, "a"),
+        CalibrationItem((0.8,), True, "a"),
+        CalibrationItem((0.4,), True, "a"),  # a weak positive
+        CalibrationItem((0.45,), False, "a"),  # a strong negative
+        CalibrationItem((0.05, 0.1), False, "a"),
+        CalibrationItem((0.2,), False, "a"),
+    ]
+    got = choose_thresholds(items)
+    # Any single cut gets one of the middle two wrong: 5/6. A band over 0.40..0.45 makes both
+    # AMBIGUOUS: (4 + 2 * 0.75) / 6; the narrowest such band is lower 0.40, upper 0.46.
+    assert got["credit"] == pytest.approx(5.5 / 6, abs=1e-4)
+    assert (got["upper"], got["lower"]) == (0.46, 0.40)
+    assert got["verdicts"]["answerable"] == {"correct": 2, "ambiguous": 1, "incorrect": 0}
+    assert got["verdicts"]["unanswerable"] == {"correct": 0, "ambiguous": 1, "incorrect": 2}
+    assert len(got["curve"]) == 101
+    # with a credit of 0.5 the band cannot beat a single cut: no AMBIGUOUS band is chosen
+    flat = choose_thresholds(items, ambiguous=0.5)
+    assert flat["upper"] == flat["lower"] and flat["credit"] == pytest.approx(5 / 6, abs=1e-4)
+
+
+def test_squad_reader_splits_and_excludes(tmp_path: Path) -> None:
+    data = {
+        "data": [
+            {
+                "title": "T",
+                "paragraphs": [
+                    {
+                        "context": f"Paragraph {i} says the answer is {i}.",
+                        "qas": [
+                            {
+                                "id": f"q{i}",
+                                "question": f"what {i}?",
+                                "answers": [{"text": str(i)}],
+                            },
+                            {"id": f"u{i}", "question": "?", "answers": [], "is_impossible": True},
+                        ],
+                    }
+                    for i in range(40)
+                ],
+            }
+        ]
+    }
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(data))
+    everything = load_squad(path)
+    assert len(everything) == 40  # unanswerable questions are not evaluator pairs
+    train, test = load_squad(path, "train"), load_squad(path, "test")
+    assert train and test and not {q.qid for q in train} & {q.qid for q in test}
+    assert everything[3].gold == "T#3"
+    assert len(load_squad(path, exclude_ids={"q1", "q2"})) == 38
+
+
+@pytest.mark.slow
+def test_train_checkpoints_and_resumes(tmp_path: Path) -> None:
+    from crag.evaluate.training.trainer import TrainConfig, train
+
+    pairs = [
+        Pair(
+            "where is the lighthouse", "The lighthouse stood on Pharos island.", 1.0, "chunk", "t"
+        ),
+        Pair("where is the lighthouse", "Bees dance to show the way.", 0.0, "chunk", "t"),
+    ] * 8
+    config = TrainConfig(batch_size=4, checkpoint_every=2, epochs=1)
+    seen: list[int] = []
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_three(step: int, total: int, loss: float) -> None:
+        seen.append(step)
+        if step == 3:
+            raise Stop
+
+    with pytest.raises(Stop):
+        train(pairs, tmp_path, config, on_step=stop_after_three)
+    assert json.loads((tmp_path / "checkpoint" / "state.json").read_text())["step"] == 2
+    record = train(pairs, tmp_path, config, on_step=lambda s, t, loss: seen.append(s))
+    assert seen == [1, 2, 3, 3, 4]  # steps 3 and 4 after resuming from the step-2 checkpoint
+    assert record["resumed_from"] == 2 and record["steps"] == 4
+    assert (tmp_path / "model" / "config.json").exists()
