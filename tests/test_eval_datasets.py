@@ -175,6 +175,14 @@ def test_sampling_is_seeded_and_a_larger_limit_extends_a_smaller(tmp_path: Path)
     assert len(select_items(items, seed=3)) == 40
 
 
+def test_evaluator_split_keys_are_what_training_keys_on(tmp_path: Path) -> None:
+    squad_items = load_dataset(write(tmp_path / "s.json", json.dumps(squad()))).items
+    assert squad_items[0].split_key == "The Bosphorus runs through Istanbul."  # the context
+    line = {"question": "q?", "answers": ["a"], "gold_passage": "nq-00042"}
+    (nq,) = load_dataset(write(tmp_path / "q.jsonl", json.dumps(line))).items
+    assert nq.split_key == "nq-00042"
+
+
 def test_unanswerable_share(tmp_path: Path) -> None:
     items = _items(tmp_path)  # 10 of 40 unanswerable
     half = select_items(items, limit=12, seed=1, unanswerable_share=0.5)
@@ -226,3 +234,31 @@ def test_turkish_gets_the_multilingual_embedding_and_stemmer(settings) -> None:
 def test_default_collection_names() -> None:
     assert default_collection("squad-tr-dev-v1.0.0", False) == "eval-squad-tr-dev-v1.0.0"
     assert default_collection("nq questions/dev", True) == "eval-nq-questions-dev-kb"
+
+
+def test_plan_settles_collection_language_and_held_out_questions(tmp_path: Path, settings) -> None:
+    from crag.eval.run import EvalConfig, plan_eval
+    from crag.eval.splits import evaluator_part
+
+    ids = [f"nq-{i:05d}" for i in range(80)]
+    write(tmp_path / "nq-passages.jsonl", "\n".join(json.dumps({"id": i, "text": i}) for i in ids))
+    questions = write(
+        tmp_path / "nq-questions-dev.jsonl",
+        "\n".join(json.dumps({"question": f"who is {i}?", "answers": ["x"], "gold_passage": i})
+                  for i in ids),
+    )  # fmt: skip
+    plan = plan_eval(
+        EvalConfig(questions, split=True, evaluator_held_out=True, out=tmp_path / "o"), settings
+    )
+    assert plan.settings.collection == "eval-nq-questions-dev-kb" and plan.language == "en"
+    assert plan.items and all(evaluator_part(it.gold_unit) == "test" for it in plan.items)
+    assert plan.modes == ["rag", "crag"] and plan.out_dir == tmp_path / "o"
+    own = plan_eval(EvalConfig(questions, collection="mine", language="tr"), settings)
+    assert own.settings.collection == "mine"
+    assert own.settings.embedding.model == settings.embedding.model  # an existing index: as is
+    assert own.out_dir == Path("crag-eval") / "mine"
+    lone = write(tmp_path / "mine.jsonl", '{"question": "q?", "answers": ["a"]}\n')
+    with pytest.raises(CragError, match="no knowledge base"):
+        plan_eval(EvalConfig(lone), settings)
+    with pytest.raises(CragError, match="needs --split"):
+        plan_eval(EvalConfig(questions, parts={"kb"}), settings)

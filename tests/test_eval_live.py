@@ -113,7 +113,7 @@ def test_eval_in_process_both_modes_resume_and_report(
         "dataset_name": "tiny", "questions": 3, "language": "en", "collection": "test",
         "embedding": "all-MiniLM-L6-v2", "keyword_language": "english", "grader": "0.5b",
         "generator": "1.5b", "thresholds": {"upper": 0.54, "lower": 0.23},
-        "web": False, "machine": "test",
+        "web": "none", "evaluator": "LLM judge", "machine": "test",
     }  # fmt: skip
     paths = write_report({"run": run, "modes": modes}, out)
     assert all(p.is_file() for p in paths.values()) and len(paths) == 5

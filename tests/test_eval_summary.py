@@ -168,7 +168,7 @@ def test_report_writes_summary_markdown_and_pngs(tmp_path: Path) -> None:
             "dataset_name": "toy", "questions": 6, "language": "en", "collection": "eval-toy",
             "embedding": "all-MiniLM-L6-v2", "keyword_language": "english",
             "grader": "g", "generator": "G", "thresholds": {"upper": 0.5, "lower": 0.2},
-            "web": False, "machine": "test",
+            "web": "none", "evaluator": "LLM judge", "machine": "test",
         },
         "modes": summarize(rag + RECORDS, ["rag", "crag"]),
     }  # fmt: skip

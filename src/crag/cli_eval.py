@@ -124,6 +124,13 @@ def eval_command(
     unanswerable_share: Annotated[
         float | None, typer.Option(help="Share of unanswerable questions in the sample.")
     ] = None,
+    evaluator_held_out: Annotated[
+        bool,
+        typer.Option(
+            help="Only questions whose gold passage the trained evaluator did not learn from "
+            "(its 'test' part: crag.eval.splits.evaluator_part)."
+        ),
+    ] = False,
 ) -> None:
     """Evaluate crag on a question set: accuracy, refusals, recall, verdicts, latency."""
     from crag.eval.run import EvalConfig, plan_eval, run_eval
@@ -140,6 +147,7 @@ def eval_command(
         parts={p.strip() for p in parts.split(",")} if parts else None,
         language=language,
         unanswerable_share=unanswerable_share,
+        evaluator_held_out=evaluator_held_out,
     )
     plan = plan_eval(config, load_settings())
     for note in plan.notes:

@@ -43,6 +43,8 @@ class EvalItem:
     gold_unit: str | None
     answerable: bool
     part: str | None = None
+    # what crag.eval.splits.evaluator_part keys on: the paragraph text (SQuAD), the gold id
+    split_key: str | None = None
 
 
 @dataclass(slots=True)
@@ -140,6 +142,7 @@ def _squad(path: Path, text: str) -> list[EvalItem]:
                         answers=() if impossible else answers,
                         gold_unit=unit,
                         answerable=not impossible,
+                        split_key=para.get("context") or None,
                     )
                 )
     return items
@@ -174,6 +177,7 @@ def _jsonl(path: Path, text: str) -> list[EvalItem]:
                 answers=answers,
                 gold_unit=None if gold is None else str(gold),
                 answerable=not impossible,
+                split_key=None if gold is None else str(gold),
             )
         )
     return items

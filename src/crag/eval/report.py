@@ -133,9 +133,9 @@ def render_markdown(summary: dict[str, Any]) -> str:
         "",
         f"{meta['questions']} questions ({meta['language']}), modes {', '.join(modes)}; "
         f"collection `{meta['collection']}`, embedding `{meta['embedding']}`, keyword "
-        f"`{meta['keyword_language']}`; grader `{meta['grader']}`, generator "
+        f"`{meta['keyword_language']}`; evaluator {meta['evaluator']}, generator "
         f"`{meta['generator']}`, thresholds upper {meta['thresholds']['upper']} / lower "
-        f"{meta['thresholds']['lower']}; web search {'on' if meta['web'] else 'off'}. "
+        f"{meta['thresholds']['lower']}; web search `{meta['web']}`. "
         f"Machine: {meta['machine']}.",
         "",
         "## Answers",

@@ -26,6 +26,7 @@ from crag.eval.harness import EvalProgress, Harness, check_modes
 from crag.eval.kb import default_collection, detect_language, language_settings, split_kb, tag_parts
 from crag.eval.report import write_report
 from crag.eval.results import ResultsFile, check_fingerprint, locked
+from crag.eval.splits import evaluator_part
 from crag.eval.summary import summarize
 from crag.ingest.ingestor import IngestProgress
 
@@ -49,6 +50,7 @@ class EvalConfig:
     parts: set[str] | None = None
     language: str = "auto"
     unanswerable_share: float | None = None
+    evaluator_held_out: bool = False  # only the trained evaluator's held-out "test" part
 
 
 @dataclass(slots=True)
@@ -96,15 +98,20 @@ def plan_eval(config: EvalConfig, settings: Settings) -> EvalPlan:
             f"{config.dataset}: no knowledge base; pass --kb PASSAGES (files to index) or "
             "--collection NAME (an existing index)"
         )
+    pool = tag_parts(data.items) if config.split else data.items
+    if config.evaluator_held_out:
+        pool = [it for it in pool if it.split_key and evaluator_part(it.split_key) == "test"]
     items = select_items(
-        tag_parts(data.items) if config.split else data.items,
+        pool,
         limit=config.limit,
         seed=config.seed,
         parts=config.parts,
         unanswerable_share=config.unanswerable_share,
     )
     if not items:
-        raise CragError(f"{config.dataset}: no question left to evaluate after --parts/--limit")
+        raise CragError(
+            f"{config.dataset}: no question left to evaluate after --parts/--evaluator-held-out"
+        )
     language = detect_language(items) if config.language == "auto" else config.language.lower()
     notes = [f"{data.path.name}: {n}" for n in data.notes]
     if config.collection:
@@ -117,22 +124,36 @@ def plan_eval(config: EvalConfig, settings: Settings) -> EvalPlan:
     return EvalPlan(config, data, items, modes, settings, language, out_dir, notes)
 
 
-def _fingerprint(plan: EvalPlan, web: bool) -> dict[str, Any]:
-    s = plan.settings
+def _setup(s: Settings) -> dict[str, Any]:
+    """What the figures depend on besides the questions: models, evaluator, thresholds."""
     t = s.evaluate.thresholds(s.collection, s.llm.grader.model)
+    grader = f"{s.llm.grader.provider}:{s.llm.grader.model}"
+    evaluator = (
+        f"cross-encoder {s.evaluate.model}"
+        if s.evaluate.method == "cross-encoder"
+        else f"LLM judge ({grader})"
+    )
     return {
-        "dataset": str(plan.data.path.resolve()),
         "collection": s.collection,
-        "split": plan.config.split,
         "embedding": s.embedding.model,
         "keyword_language": s.keyword.language,
-        "grader": s.llm.grader.model,
-        "generator": s.llm.generator.model,
+        "grader": grader,
+        "generator": f"{s.llm.generator.provider}:{s.llm.generator.model}",
+        "evaluator": evaluator,
         "thresholds": {"upper": t.upper, "lower": t.lower},
+        "web": s.web.provider,
+    }
+
+
+def _fingerprint(plan: EvalPlan) -> dict[str, Any]:
+    s = plan.settings
+    return {
+        "dataset": str(plan.data.path.resolve()),
+        "split": plan.config.split,
+        **_setup(s),
         "retrieval": [s.retrieval.mode, s.retrieval.fusion, s.retrieval.top_k],
         "rerank": [s.rerank.model, s.rerank.top_k],
         "refine": s.refine.mode,
-        "web": web,
     }
 
 
@@ -182,7 +203,7 @@ def run_eval(
                 raise CragError(f"collection {s.collection!r} is empty; `crag ingest` it first")
             pipeline = build_pipeline(s, index, **pipeline_overrides)
             web = pipeline.components.web is not None
-            check_fingerprint(plan.out_dir, _fingerprint(plan, web))
+            check_fingerprint(plan.out_dir, _fingerprint(plan))
             started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
             harness = Harness(pipeline, index.catalog, results, language=plan.language)
             harness.progress = progress or harness.progress
@@ -197,7 +218,6 @@ def run_eval(
             for m in plan.modes
             if (it.id, m) in results.records
         ]
-        t = s.evaluate.thresholds(s.collection, s.llm.grader.model)
         c = plan.config
         loads = [r["load"] for r in records if r.get("load") is not None]
         machine = f"{os.cpu_count()} CPU cores"
@@ -211,12 +231,9 @@ def run_eval(
                 "questions": len(plan.items), "modes": plan.modes, "seed": c.seed,
                 "limit": c.limit, "split": c.split,
                 "parts": sorted(c.parts) if c.parts else None,
-                "unanswerable_share": c.unanswerable_share, "language": plan.language,
-                "collection": s.collection, "embedding": s.embedding.model,
-                "keyword_language": s.keyword.language, "grader": s.llm.grader.model,
-                "generator": s.llm.generator.model,
-                "thresholds": {"upper": t.upper, "lower": t.lower}, "web": web,
-                "machine": machine, "started": started,
+                "unanswerable_share": c.unanswerable_share,
+                "evaluator_held_out": c.evaluator_held_out, "language": plan.language,
+                **_setup(s), "web_configured": web, "machine": machine, "started": started,
                 "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             },
             "modes": summarize(records, plan.modes, web=web),
