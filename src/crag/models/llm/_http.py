@@ -305,6 +305,22 @@ class HTTPClient:
     def malformed(self, what: str) -> LLMError:
         return self._error(LLMResponseError, what)
 
+    def stream_object(self, data: str, stream: str, item: str) -> dict[str, Any]:
+        """One JSON object of a stream (an Ollama NDJSON line, an SSE `data:` payload).
+
+        Not JSON, not an object, or an object carrying the server's `error` is an
+        `LLMResponseError` naming the `stream` ("stream", "event stream") or the `item`.
+        """
+        try:
+            chunk = json.loads(data)
+        except ValueError:
+            raise self.malformed(f"malformed JSON in the {stream}: {data[:120]!r}") from None
+        if not isinstance(chunk, dict):
+            raise self.malformed(f"unexpected {item}: {data[:120]!r}")
+        if "error" in chunk:
+            raise self.malformed(f"the server reported: {chunk['error']}")
+        return chunk
+
     def get(self, path: str, timeout: float = 3.0) -> Any:
         """GET JSON once, no retries: for health checks."""
         try:

@@ -14,7 +14,6 @@ The base URL defaults to `$OLLAMA_HOST` (as the `ollama` command reads it), else
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from typing import Any
@@ -179,16 +178,7 @@ class OllamaLLM:
                 for line in lines:
                     if not line.strip():
                         continue
-                    try:
-                        chunk = json.loads(line)
-                    except ValueError:
-                        raise self._http.malformed(
-                            f"malformed JSON in the stream: {line[:120]!r}"
-                        ) from None
-                    if not isinstance(chunk, dict):
-                        raise self._http.malformed(f"unexpected stream line: {line[:120]!r}")
-                    if "error" in chunk:
-                        raise self._http.malformed(f"the server reported: {chunk['error']}")
+                    chunk = self._http.stream_object(line, "stream", "stream line")
                     piece = (chunk.get("message") or {}).get("content") or ""
                     if piece:
                         pieces.append(piece)

@@ -16,7 +16,6 @@ sent to a host it does not belong to: pointing `openai` at a local vLLM does not
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -219,16 +218,7 @@ class OpenAICompatLLM:
                     if data == "[DONE]":
                         done = True
                         break
-                    try:
-                        chunk = json.loads(data)
-                    except ValueError:
-                        raise self._http.malformed(
-                            f"malformed JSON in the event stream: {data[:120]!r}"
-                        ) from None
-                    if not isinstance(chunk, dict):
-                        raise self._http.malformed(f"unexpected event: {data[:120]!r}")
-                    if "error" in chunk:
-                        raise self._http.malformed(f"the server reported: {chunk['error']}")
+                    chunk = self._http.stream_object(data, "event stream", "event")
                     fold.feed(chunk)
             shown.flush()
             if not (done or fold.finished):
