@@ -12,8 +12,9 @@ from typing import Any
 import httpx
 
 from crag.errors import WebSearchResponseError, WebSearchTimeout, WebSearchUnavailable
+from crag.web.base import WebResult
 
-__all__ = ["request_json", "results_list"]
+__all__ = ["request_json", "results_list", "web_results"]
 
 
 def request_json(
@@ -64,3 +65,14 @@ def results_list(data: dict[str, Any], provider: str, key: str = "results") -> l
     if not isinstance(items, list):
         raise WebSearchResponseError(provider, f"{key!r} is {type(items).__name__}, not a list")
     return [item for item in items if isinstance(item, dict)]
+
+
+def web_results(data: dict[str, Any], provider: str, max_results: int) -> list[WebResult]:
+    """The `results` list of a Tavily or SearXNG answer — both name the fields `url`, `title`,
+    `content` — as `WebResult`s, results without a URL skipped, at most `max_results`."""
+    out = []
+    for item in results_list(data, provider):
+        url = str(item.get("url") or "")
+        if url:
+            out.append(WebResult(url, str(item.get("title") or ""), str(item.get("content") or "")))
+    return out[:max_results]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import httpx
 
 from crag.errors import WebSearchUnavailable
-from crag.web._http import request_json, results_list
+from crag.web._http import request_json, web_results
 from crag.web.base import WebResult
 
 __all__ = ["SearxngSearch"]
@@ -46,14 +46,7 @@ class SearxngSearch:
                     "in the instance's settings.yml",
                 ) from exc
             raise
-        out = []
-        for item in results_list(data, self.name):
-            link = str(item.get("url") or "")
-            if link:
-                out.append(
-                    WebResult(link, str(item.get("title") or ""), str(item.get("content") or ""))
-                )
-        return out[:max_results]
+        return web_results(data, self.name, max_results)
 
     def close(self) -> None:
         self._client.close()

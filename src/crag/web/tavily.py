@@ -12,7 +12,7 @@ import os
 import httpx
 
 from crag.errors import WebSearchUnavailable
-from crag.web._http import request_json, results_list
+from crag.web._http import request_json, web_results
 from crag.web.base import WebResult
 
 __all__ = ["TavilySearch"]
@@ -55,14 +55,7 @@ class TavilySearch:
             },
             headers={"Authorization": f"Bearer {self._key}"},
         )
-        out = []
-        for item in results_list(data, self.name):
-            url = str(item.get("url") or "")
-            if url:
-                out.append(
-                    WebResult(url, str(item.get("title") or ""), str(item.get("content") or ""))
-                )
-        return out[:max_results]
+        return web_results(data, self.name, max_results)
 
     def close(self) -> None:
         self._client.close()
