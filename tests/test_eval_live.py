@@ -135,9 +135,9 @@ def test_crag_eval_command_runs_and_resumes(tmp_path: Path) -> None:
             [*exe, *args], capture_output=True, text=True, timeout=600, env=env, check=False
         )
 
-    bad = crag_eval("--modes", "rag,self-crag")
+    bad = crag_eval("--modes", "rag,self-rag")
     assert bad.returncode == 1
-    assert "self-crag is not supported" in bad.stderr and "rag, crag" in bad.stderr
+    assert "self-rag is not supported" in bad.stderr and "rag, crag, self-crag" in bad.stderr
 
     done = crag_eval("--modes", "rag", "--limit", "1")
     assert done.returncode == 0, done.stderr

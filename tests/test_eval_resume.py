@@ -155,10 +155,12 @@ def test_errors_are_recorded_and_a_persistent_one_stops_the_run(tmp_path: Path) 
 
 def test_modes_are_checked_before_any_model_loads() -> None:
     assert check_modes(["RAG", " crag", "rag"], _probe_graph) == ["rag", "crag"]
+    assert check_modes(["rag", "Self_CRAG"], _probe_graph) == ["rag", "self-crag"]
     with pytest.raises(CragError) as info:
-        check_modes(["rag", "Self_CRAG"], _probe_graph)
+        check_modes(["rag", "Self_RAG"], _probe_graph)
     message = str(info.value)
-    assert "self-crag is not supported" in message and "supported modes: rag, crag" in message
+    assert "self-rag is not supported" in message
+    assert "supported modes: rag, crag, self-crag" in message
     with pytest.raises(CragError, match="empty"):
         check_modes([" "], _probe_graph)
 

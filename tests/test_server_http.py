@@ -165,7 +165,7 @@ def test_hostile_and_unsupported_uploads_write_nothing(client, server) -> None:
 def test_openai_client_sees_models_and_readable_errors(server) -> None:
     url, _ = server
     client = openai.OpenAI(base_url=f"{url}/v1", api_key=KEY, max_retries=0)
-    assert [m.id for m in client.models.list()] == ["crag", "rag"]
+    assert [m.id for m in client.models.list()] == ["crag", "rag", "self-crag"]
     with pytest.raises(openai.NotFoundError, match="does not exist"):
         client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "hi"}])
     with pytest.raises(openai.ConflictError, match="empty"):

@@ -17,6 +17,7 @@ from rich.table import Table
 
 from crag.cli import CollectionOpt, _settings, app, console, err, friendly
 from crag.errors import CragError
+from crag.pipeline.graph import MODES
 from crag.types import Answer
 
 __all__ = ["ask", "graph"]
@@ -34,6 +35,15 @@ def _verdict_line(answer: Answer) -> str:
     unscored = sum(1 for e in t.evaluations if e["score"] is None)
     if unscored:
         parts.append(f"{unscored} passage(s) the judge could not score (see --trace)")
+    r = t.reflection
+    if r:
+        if not r.get("ran"):
+            parts.append("no reflection")
+        else:
+            parts.append(
+                f"reflected {len(r.get('rounds', []))}× → {r.get('final', '')}"
+                + (" · STEP LIMIT" if r.get("step_limit") else "")
+            )
     if answer.refused:
         parts.append("refused")
     parts.append(f"{t.total_ms / 1000:.1f} s")
@@ -74,6 +84,8 @@ def _print_trace(answer: Answer) -> None:
         console.print(strips)
     if t.web:
         _print_web(t.web)
+    if t.reflection:
+        _print_reflection(t.reflection)
     calls = Table(title="model calls", title_justify="left")
     for col in ("role", "model", "purpose", "calls", "prompt tok", "completion tok", "ms"):
         calls.add_column(col, justify="left" if col in ("role", "model", "purpose") else "right")
@@ -95,6 +107,31 @@ def _print_trace(answer: Answer) -> None:
     console.print(stages)
     for note in t.notes:
         console.print(f"[yellow]note:[/] {note}", highlight=False)
+
+
+def _print_reflection(r: dict[str, Any]) -> None:
+    console.print(
+        f"reflection ({r.get('mode')}): {'ran' if r.get('ran') else 'skipped'}: {r.get('why')}",
+        highlight=False,
+        markup=False,
+    )
+    if not r.get("rounds"):
+        return
+    table = Table(title="reflection rounds", title_justify="left")
+    for col in ("#", "grounded", "useful", "claims (P supported)", "route"):
+        table.add_column(col)
+    for rd in r["rounds"]:
+        claims = " · ".join(
+            "refusal" if c["score"] is None and c["supported"] else
+            "?" if c["score"] is None else f"{c['score']:.2f}"
+            for c in rd["claims"]
+        )  # fmt: skip
+        useful = "refusal" if rd["refusal"] else (
+            "?" if rd["usefulness"] is None else f"{rd['usefulness']:.2f}"
+        )  # fmt: skip
+        table.add_row(str(rd["round"]), "yes" if rd["grounded"] else "NO", useful, claims,
+                      f"{rd['route']}: {rd['why']}")  # fmt: skip
+    console.print(table)
 
 
 def _print_web(web: dict[str, Any]) -> None:
@@ -135,7 +172,17 @@ def _print_web(web: dict[str, Any]) -> None:
 @friendly
 def ask(
     question: Annotated[str, typer.Argument(help="Your question.")],
-    mode: Annotated[str, typer.Option(help="crag (corrective) | rag (plain baseline)")] = "crag",
+    mode: Annotated[
+        str | None,
+        typer.Option(
+            help="crag (corrective) | rag (plain baseline) | self-crag (crag + reflection); "
+            "default: pipeline.mode"
+        ),
+    ] = None,
+    reflect: Annotated[
+        str | None,
+        typer.Option(help="self-crag: auto (when in doubt) | always; default: pipeline.reflect"),
+    ] = None,
     trace: Annotated[bool, typer.Option("--trace", help="Show scores, strips, calls.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print answer + trace as JSON.")] = False,
     stream: Annotated[bool, typer.Option("--stream", help="Print events and tokens live.")] = False,
@@ -145,9 +192,14 @@ def ask(
     from crag.index.store import Index
     from crag.pipeline import build_pipeline
 
-    if mode not in ("crag", "rag"):
-        raise CragError(f"--mode {mode!r}: use crag or rag")
     settings = _settings(collection)
+    mode = mode or settings.pipeline.mode
+    if mode not in MODES:
+        raise CragError(f"--mode {mode!r}: use one of {', '.join(MODES)}")
+    if reflect is not None:
+        if reflect not in ("auto", "always"):
+            raise CragError(f"--reflect {reflect!r}: use auto or always")
+        settings.pipeline.reflect = reflect  # type: ignore[assignment]
     index = Index.open(settings)
     try:
         if index.count() == 0:
@@ -160,6 +212,15 @@ def ask(
             streamed: list[str] = []
             for event in pipeline.stream(question, mode):  # type: ignore[arg-type]
                 if event[0] == "node":
+                    if event[1] == "reflect" and event[2].get("route") in (
+                        "regenerate",
+                        "web_search",
+                    ):
+                        err.print(
+                            f"[yellow]· reflection: {event[2]['route']} — the answer above is "
+                            "being redone[/]",
+                            highlight=False,
+                        )
                     if streamed:
                         sys.stdout.write("\n")
                         sys.stdout.flush()
@@ -194,7 +255,7 @@ def ask(
 @app.command()
 @friendly
 def graph(
-    mode: Annotated[str, typer.Option(help="crag | rag")] = "crag",
+    mode: Annotated[str, typer.Option(help="crag | rag | self-crag")] = "crag",
 ) -> None:
     """Print the pipeline's LangGraph as a Mermaid diagram."""
     from unittest.mock import sentinel
@@ -202,8 +263,8 @@ def graph(
     from crag.evaluate import ActionTrigger
     from crag.pipeline import Components, Pipeline
 
-    if mode not in ("crag", "rag"):
-        raise CragError(f"--mode {mode!r}: use crag or rag")
+    if mode not in MODES:
+        raise CragError(f"--mode {mode!r}: use one of {', '.join(MODES)}")
     # The wiring does not depend on the components, so none are loaded to draw it.
     parts = Components(
         retriever=sentinel.retriever,
@@ -211,5 +272,6 @@ def graph(
         trigger=ActionTrigger(1.0, 0.0),
         refiner=sentinel.refiner,
         generator=sentinel.generator,
+        reflector=sentinel.reflector,
     )
     sys.stdout.write(Pipeline(parts).mermaid(mode) + "\n")  # type: ignore[arg-type]

@@ -96,7 +96,7 @@ def _print_summary(summary: dict[str, Any]) -> None:
 @friendly
 def eval_command(
     dataset: Annotated[Path, typer.Argument(help="SQuAD .json(.gz) or JSONL questions.")],
-    modes: Annotated[str, typer.Option(help="Comma-separated: rag, crag (self-crag later).")] = (
+    modes: Annotated[str, typer.Option(help="Comma-separated: rag, crag, self-crag.")] = (
         "rag,crag"
     ),
     limit: Annotated[int | None, typer.Option(help="Questions to sample (default: all).")] = None,

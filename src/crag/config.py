@@ -28,6 +28,7 @@ __all__ = [
     "KeywordSettings",
     "LLMRoleSettings",
     "LLMSettings",
+    "PipelineSettings",
     "RefineSettings",
     "RerankSettings",
     "RetrievalSettings",
@@ -377,6 +378,44 @@ class GenerateSettings(BaseModel):
     )
 
 
+class PipelineSettings(BaseModel):
+    """Which graph answers by default, and Self-RAG's reflection bounds (`crag.reflect`)."""
+
+    mode: Literal["crag", "rag", "self-crag"] = Field(
+        "crag",
+        description=(
+            "crag: corrective pipeline; rag: plain baseline; self-crag: crag plus Self-RAG "
+            "reflection on the answer (grounded? useful?) with bounded loops."
+        ),
+    )
+    reflect: Literal["auto", "always"] = Field(
+        "auto",
+        description=(
+            "self-crag: 'auto' reflects only when the verdict was AMBIGUOUS, the generator "
+            "refused despite trusted sources, or its confidence is low; 'always' on every answer."
+        ),
+    )
+    max_regenerations: int = Field(
+        2, ge=0, le=10, description="Regenerations of an answer found ungrounded."
+    )
+    max_steps: int = Field(
+        6,
+        ge=1,
+        le=20,
+        description="Hard bound on reflection rounds; reaching it returns the best answer so far, "
+        "flagged 'step_limit'.",
+    )
+    min_confidence: float = Field(
+        0.8, ge=0, le=1, description="reflect=auto: reflect when the generator's support is below."
+    )
+    grounded_threshold: float = Field(
+        0.5, ge=0, le=1, description="A claim is supported when the reflector's P(yes) reaches it."
+    )
+    useful_threshold: float = Field(
+        0.5, ge=0, le=1, description="An answer is useful when the reflector's P(yes) reaches it."
+    )
+
+
 class WebSettings(BaseModel):
     """Web search correction for the INCORRECT and AMBIGUOUS verdicts. Off by default (offline).
 
@@ -505,6 +544,7 @@ class Settings(BaseSettings):
     refine: RefineSettings = Field(default_factory=RefineSettings)
     generate: GenerateSettings = Field(default_factory=GenerateSettings)
     web: WebSettings = Field(default_factory=WebSettings)
+    pipeline: PipelineSettings = Field(default_factory=PipelineSettings)
 
     server: ServerSettings = Field(default_factory=ServerSettings)
 

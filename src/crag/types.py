@@ -155,6 +155,8 @@ class Trace:
     strips: list[dict[str, Any]] = field(default_factory=list)
     web_query: str | None = None
     web: dict[str, Any] = field(default_factory=dict)  # provider, results, pages, strips, cache
+    # Self-RAG: whether and why reflection ran, each round's checks and route, flags
+    reflection: dict[str, Any] = field(default_factory=dict)
     calls: list[ModelCall] = field(default_factory=list)
     stages_ms: dict[str, float] = field(default_factory=dict)
     total_ms: float = 0.0
@@ -175,6 +177,8 @@ class Answer:
     refused: bool
     trace: Trace
     reason: str = ""
+    # "step_limit": Self-RAG stopped at its step limit and returned the best answer so far
+    flags: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         data = {
@@ -184,6 +188,7 @@ class Answer:
             "verdict": self.verdict.value if self.verdict else None,
             "refused": self.refused,
             "reason": self.reason,
+            "flags": list(self.flags),
             "trace": self.trace.to_dict(),
         }
         return data

@@ -82,7 +82,7 @@ def check_modes(modes: Sequence[str], graph_for: Callable[[str], object]) -> lis
     missing = [m for m in wanted if not builds(m)]
     if missing:
         supported = [m for m in KNOWN_MODES if builds(m)]
-        later = " (self-crag comes with the Self-RAG issue)" if "self-crag" in missing else ""
+        later = " (self-rag alone is not built: use self-crag)" if "self-rag" in missing else ""
         raise CragError(
             f"mode {', '.join(missing)} is not supported by this pipeline{later}; "
             f"supported modes: {', '.join(supported)}"

@@ -79,6 +79,7 @@ def probe_graph(mode: str) -> object:
         trigger=ActionTrigger(1.0, 0.0),
         refiner=sentinel.refiner,
         generator=sentinel.generator,
+        reflector=sentinel.reflector,
     )
     return Pipeline(parts).graph(mode)  # type: ignore[arg-type]
 
@@ -147,7 +148,7 @@ def _setup(s: Settings) -> dict[str, Any]:
 
 def _fingerprint(plan: EvalPlan) -> dict[str, Any]:
     s = plan.settings
-    return {
+    found = {
         "dataset": str(plan.data.path.resolve()),
         "split": plan.config.split,
         **_setup(s),
@@ -155,6 +156,13 @@ def _fingerprint(plan: EvalPlan) -> dict[str, Any]:
         "rerank": [s.rerank.model, s.rerank.top_k],
         "refine": s.refine.mode,
     }
+    if "self-crag" in plan.modes:  # only then: runs without it stay resumable as they were
+        r = s.llm.role("reflector")
+        found["reflection"] = {
+            "reflector": f"{r.provider}:{r.model}",
+            **s.pipeline.model_dump(exclude={"mode"}),
+        }
+    return found
 
 
 def _ingest(plan: EvalPlan, index: Any, progress: IngestProgress | None) -> str | None:

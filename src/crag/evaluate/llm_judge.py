@@ -66,7 +66,17 @@ class LLMJudge:
     `logprobs=False` skips asking for them (a provider known not to return them); with the
     default the judge asks, and stops asking once the provider has answered without them.
     `unjudged` counts passages scored unknown since the judge was built.
+
+    The wording lives in class attributes (`system`, `user`, `structured_system`, `reminder`)
+    so another yes/no check — Self-RAG's "is this claim supported?" — is a subclass with its
+    own prompt and the same scoring, fallbacks and unknown handling.
     """
+
+    system = SYSTEM
+    user = USER
+    structured_system = STRUCTURED_SYSTEM
+    reminder = REMINDER
+    purpose = "evaluate"
 
     def __init__(
         self,
@@ -93,16 +103,18 @@ class LLMJudge:
         return self._logprobs
 
     def _user(self, question: str, passage: str) -> str:
-        return USER.format(question=question.strip(), passage=passage[: self.max_passage_chars])
+        return self.user.format(
+            question=question.strip(), passage=passage[: self.max_passage_chars]
+        )
 
     def _from_logprobs(self, question: str, passage: str) -> float | None:
         request = ChatRequest.of(
-            SYSTEM,
+            self.system,
             self._user(question, passage),
             max_tokens=1,
             temperature=0.0,
             top_logprobs=self.top_logprobs,
-            purpose="evaluate",
+            purpose=self.purpose,
         )
         result = self.llm.chat(request)
         if result.first_token_logprobs:
@@ -117,7 +129,7 @@ class LLMJudge:
 
     def _structured(self, question: str, passage: str) -> tuple[float, str | None]:
         messages = [
-            Message("system", STRUCTURED_SYSTEM),
+            Message("system", self.structured_system),
             Message("user", self._user(question, passage) + ' Reply {"answer": "yes"|"no"}.'),
         ]
         reply = ""
@@ -128,13 +140,13 @@ class LLMJudge:
                 temperature=0.0,
                 seed=attempt,
                 json_schema=JUDGEMENT_SCHEMA,
-                purpose="evaluate",
+                purpose=self.purpose,
             )
             reply = self.llm.chat(request).text
             judged = parse_judgement(reply)
             if judged is not None:
                 return judged, None
-            messages += [Message("assistant", reply[:500]), Message("user", REMINDER)]
+            messages += [Message("assistant", reply[:500]), Message("user", self.reminder)]
         return UNKNOWN, reply
 
     def _one(self, question: str, passage: str) -> tuple[float, str | None]:

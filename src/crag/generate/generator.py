@@ -55,6 +55,12 @@ EXAMPLES = (
     Message("assistant", "Mount Everest is 8,849 metres high [1]."),
 )
 USER = "Sources:\n{sources}\n\nQuestion: {question}"
+# Self-RAG's retry: the unsupported claims of the last answer, named, after the question.
+FEEDBACK = (
+    "\n\nYour previous answer said things the sources do not support: {claims}. Answer again "
+    "using only facts the sources state. If the question assumes something the sources do not "
+    f"say, say that the sources do not say it. If they do not answer it, reply {NOT_FOUND}."
+)
 
 _REFUSALS = {
     "en": "I don't know: {reason}",
@@ -79,6 +85,10 @@ class Generated:
     language: str
     sources: list[Source] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # The generator's own confidence in the answer: the attribution check's support of its
+    # least supported kept sentence (share of its new content words found in the sources it
+    # cites), 1.0 for a refusal. Self-RAG's `--reflect auto` reflects when it is low.
+    support: float = 1.0
 
 
 @dataclass(slots=True)
@@ -95,7 +105,11 @@ class Generator:
         *,
         refuse_reason: str = "",
         on_token: Callable[[str], None] | None = None,
+        feedback: str = "",
     ) -> Generated:
+        """Answer `question` from `strips`. `feedback` names claims of an earlier answer that
+        were found unsupported (Self-RAG's regenerate step); the model is asked again with them
+        named."""
         language = detect_language(question)
         sources = number_sources(strips)
         if not sources:
@@ -109,7 +123,11 @@ class Generator:
             messages=(
                 Message("system", SYSTEM.format(language=name)),
                 *EXAMPLES,
-                Message("user", USER.format(sources=listing, question=question.strip())),
+                Message(
+                    "user",
+                    USER.format(sources=listing, question=question.strip())
+                    + (FEEDBACK.format(claims=feedback) if feedback else ""),
+                ),
             ),
             max_tokens=self.max_tokens,
             temperature=self.temperature,
@@ -130,8 +148,9 @@ class Generator:
             reason = "the retrieved sources do not contain the answer"
             return Generated(refusal_text(language, reason, "model"), [], True, language, sources)
         text, citations, notes = check_citations(raw.replace(NOT_FOUND, "").strip(), sources)
+        checks = supported_sentences(text, question, {s.n: s.text for s in sources}, language)
+        support = min((c.support for c in checks), default=1.0)
         if self.min_support > 0:
-            checks = supported_sentences(text, question, {s.n: s.text for s in sources}, language)
             dropped = [c for c in checks if c.support < self.min_support]
             for c in dropped:
                 notes.append(
@@ -146,8 +165,9 @@ class Generator:
             if dropped:
                 kept = " ".join(c.sentence for c in checks if c.support >= self.min_support)
                 text, citations, _ = check_citations(kept, sources)
+                support = min(c.support for c in checks if c.support >= self.min_support)
         if not citations:
             notes.append("the answer cites no source")
         if result.finish_reason == "length":
             notes.append(f"answer cut at max_tokens={self.max_tokens}")
-        return Generated(text, citations, False, language, sources, notes)
+        return Generated(text, citations, False, language, sources, notes, support)

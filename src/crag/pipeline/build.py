@@ -21,7 +21,14 @@ if TYPE_CHECKING:
     from crag.evaluate.base import RetrievalEvaluator
     from crag.web import WebCorrector, WebSearch
 
-__all__ = ["build_pipeline", "make_judge", "make_llm", "make_roles", "make_web_corrector"]
+__all__ = [
+    "build_pipeline",
+    "make_judge",
+    "make_llm",
+    "make_reflector",
+    "make_roles",
+    "make_web_corrector",
+]
 
 
 def make_llm(role: LLMRoleSettings, models_dir: Path) -> LLM:
@@ -114,6 +121,36 @@ def make_web_corrector(
     )
 
 
+def make_reflector(settings: Settings, reflector: LLM) -> Any:
+    """Self-RAG's reflector over the `reflector` role's model (the generator's by default).
+
+    Both checks use the judge's scoring (log-probabilities, else structured replies); the
+    model is only loaded when a self-crag question first reflects.
+    """
+    from crag.reflect import ClaimJudge, Reflector, UsefulnessJudge
+
+    logprobs = settings.llm.role("reflector").logprobs is not False
+    p = settings.pipeline
+    return Reflector(
+        ClaimJudge(reflector, logprobs=logprobs),
+        UsefulnessJudge(reflector, logprobs=logprobs),
+        grounded_threshold=p.grounded_threshold,
+        useful_threshold=p.useful_threshold,
+    )
+
+
+def make_policy(settings: Settings) -> Any:
+    from crag.reflect import ReflectPolicy
+
+    p = settings.pipeline
+    return ReflectPolicy(
+        when=p.reflect,
+        max_regenerations=p.max_regenerations,
+        max_steps=p.max_steps,
+        min_confidence=p.min_confidence,
+    )
+
+
 def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline:
     """A pipeline over an open `Index`; keyword `overrides` replace built components."""
     from crag.evaluate import ActionTrigger
@@ -122,7 +159,7 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
     from crag.models.reranker import make_reranker
     from crag.refine import Refiner
 
-    roles = make_roles(settings, ("grader", "generator"))
+    roles = make_roles(settings, ("grader", "generator", "reflector"))
     # The grader loads on first use: with the cross-encoder evaluator only query rewriting for
     # web search calls it.
     grader, generator = roles["grader"], roles["generator"]
@@ -163,6 +200,8 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
         "web": None
         if "web" in overrides
         else make_web_corrector(settings, grader, evaluator, floor),
+        "reflector": make_reflector(settings, roles["reflector"]),
+        "policy": make_policy(settings),
         "retrieve_k": settings.retrieval.top_k,
         "rerank_k": settings.rerank.top_k,
     }

@@ -7,30 +7,16 @@ calls of each stage go into `trace.stages_ms` and `trace.calls`.
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
-from crag.models.llm.roles import recording_calls, recording_notes
 from crag.models.reranker import rerank
+from crag.pipeline.reflect_step import reflect_step
+from crag.pipeline.stage import stage as _stage
 from crag.pipeline.state import Components, CragState
-from crag.types import Strip, Trace, Verdict
+from crag.types import Strip, Verdict
 
 __all__ = ["make_nodes"]
-
-
-@contextmanager
-def _stage(trace: Trace, name: str) -> Iterator[None]:
-    started = time.perf_counter()
-    with recording_calls() as calls, recording_notes() as notes:
-        try:
-            yield
-        finally:
-            trace.calls.extend(calls)
-            trace.notes.extend(notes)
-            ms = (time.perf_counter() - started) * 1000
-            trace.stages_ms[name] = trace.stages_ms.get(name, 0.0) + ms
 
 
 def _hit(h: Any) -> dict[str, Any]:
@@ -98,23 +84,25 @@ def make_nodes(c: Components) -> dict[str, Callable[[CragState], dict[str, Any]]
     def web_search(state: CragState) -> dict[str, Any]:
         trace = state["trace"]
         scores = state.get("scores") or []
-        incorrect = state["verdict"] is Verdict.INCORRECT
+        incorrect = state.get("verdict") is Verdict.INCORRECT
         why_local = (
             f"the best retrieved passage scored "
             f"{max((s for s in scores if not math.isnan(s)), default=0.0):.2f}, below the "
             f"{c.trigger.lower:.2f} needed to trust it, and "
             if incorrect
+            else "the answer from the indexed sources did not answer the question, and "
+            if state.get("attempts")
             else "no retrieved passage held a relevant strip, and "
         )
         if c.web is None:
             reason = f"{why_local if incorrect else ''}web search is not configured"
             trace.notes.append(f"web search skipped: {reason}")
-            return {"web_strips": [], "refuse_reason": reason}
+            return {"web_strips": [], "refuse_reason": reason, "web_done": True}
         with _stage(trace, "web_search"):
             outcome = c.web.correct(state["question"])
         trace.web_query = outcome.query
         trace.web = outcome.record
-        update: dict[str, Any] = {"web_strips": outcome.strips}
+        update: dict[str, Any] = {"web_strips": outcome.strips, "web_done": True}
         if outcome.error:
             trace.notes.append(f"web search failed, answering without it: {outcome.error}")
             web_part = f"web search failed ({outcome.error})"
@@ -144,11 +132,16 @@ def make_nodes(c: Components) -> dict[str, Callable[[CragState], dict[str, Any]]
                 strips,
                 refuse_reason=state.get("refuse_reason", ""),
                 on_token=lambda t: writer({"token": t}),
+                feedback=state.get("feedback", ""),
             )
         trace.notes.extend(generated.notes)
         return {"generated": generated}
 
+    def reflect(state: CragState) -> dict[str, Any]:
+        return reflect_step(c, state)
+
     return {
+        "reflect": reflect,
         "retrieve": retrieve,
         "rerank": rerank_node,
         "evaluate": evaluate,

@@ -1,6 +1,6 @@
 """Run the graph for a question: to an `Answer`, or as a stream of events.
 
-`Pipeline` owns the two compiled graphs (crag and rag) over one set of components. `ask`
+`Pipeline` owns the compiled graphs (crag, rag, self-crag) over one set of components. `ask`
 returns the answer with its trace; `stream` yields `("node", name, update)` as each node
 finishes and `("token", text)` as the generator writes, then `("answer", Answer)`.
 """
@@ -11,13 +11,13 @@ import time
 from collections.abc import Iterator
 from typing import Any, Literal
 
-from crag.pipeline.graph import RECURSION_LIMIT, build_graph
+from crag.pipeline.graph import MODES, build_graph, recursion_limit
 from crag.pipeline.state import Components
 from crag.types import Answer, Trace, Verdict
 
 __all__ = ["Pipeline"]
 
-Mode = Literal["crag", "rag"]
+Mode = Literal["crag", "rag", "self-crag"]
 
 
 class Pipeline:
@@ -31,6 +31,10 @@ class Pipeline:
         return self._graphs[mode]
 
     def _start(self, question: str, mode: Mode) -> dict[str, Any]:
+        if mode not in MODES:
+            from crag.errors import CragError
+
+            raise CragError(f"mode {mode!r}: use one of {', '.join(MODES)}")
         if not question or not question.strip():
             from crag.errors import CragError
 
@@ -51,12 +55,13 @@ class Pipeline:
             refused=generated.refused,
             trace=trace,
             reason=state.get("refuse_reason", "") if generated.refused else "",
+            flags=["step_limit"] if trace.reflection.get("step_limit") else [],
         )
 
     def ask(self, question: str, mode: Mode = "crag") -> Answer:
         started = time.perf_counter()
         state = self.graph(mode).invoke(
-            self._start(question, mode), {"recursion_limit": RECURSION_LIMIT}
+            self._start(question, mode), {"recursion_limit": recursion_limit(self.components)}
         )
         return self._answer(state, started)
 
@@ -64,7 +69,9 @@ class Pipeline:
         started = time.perf_counter()
         state = self._start(question, mode)
         for kind, payload in self.graph(mode).stream(
-            state, {"recursion_limit": RECURSION_LIMIT}, stream_mode=["updates", "custom"]
+            state,
+            {"recursion_limit": recursion_limit(self.components)},
+            stream_mode=["updates", "custom"],
         ):
             if kind == "custom" and "token" in payload:
                 yield ("token", payload["token"])

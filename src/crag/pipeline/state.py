@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol, TypedDict
 
 from crag.evaluate.base import RetrievalEvaluator
@@ -10,6 +10,7 @@ from crag.evaluate.trigger import ActionTrigger
 from crag.generate.generator import Generated, Generator
 from crag.models.reranker import Reranker
 from crag.refine.strips import Refiner
+from crag.reflect import Reflection, Reflector, ReflectPolicy
 from crag.types import ScoredChunk, Strip, Trace, Verdict
 from crag.web.corrector import WebOutcome
 
@@ -38,6 +39,13 @@ class CragState(TypedDict, total=False):
     web_strips: list[Strip]
     refuse_reason: str
     generated: Generated
+    # Self-RAG's loop: what it has tried, how often, and where it goes next
+    web_done: bool
+    feedback: str  # unsupported claims named for the next generation
+    attempts: list[tuple[Generated, Reflection]]
+    regenerations: int
+    steps: int
+    route: str
 
 
 @dataclass(slots=True)
@@ -51,5 +59,7 @@ class Components:
     generator: Generator
     reranker: Reranker | None = None
     web: WebCorrection | None = None
+    reflector: Reflector | None = None  # Self-RAG's checks; needed by mode "self-crag" only
+    policy: ReflectPolicy = field(default_factory=ReflectPolicy)
     retrieve_k: int = 20
     rerank_k: int = 5

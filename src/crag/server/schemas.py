@@ -23,7 +23,7 @@ __all__ = [
     "SourcesOut",
 ]
 
-Mode = Literal["crag", "rag"]
+Mode = Literal["crag", "rag", "self-crag"]
 
 
 class AskOptions(BaseModel):
@@ -40,7 +40,11 @@ class AskRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     question: str = Field(min_length=1, description="The question, in any language.")
-    mode: Mode = Field("crag", description="crag: corrective pipeline; rag: plain baseline.")
+    mode: Mode = Field(
+        "crag",
+        description="crag: corrective pipeline; rag: plain baseline; self-crag: crag with "
+        "Self-RAG reflection.",
+    )
     stream: bool = Field(
         False, description="Server-sent events: node events, then tokens, then the answer."
     )
@@ -63,6 +67,10 @@ class AskResponse(BaseModel):
     verdict: Literal["correct", "ambiguous", "incorrect"] | None
     refused: bool
     reason: str = ""
+    flags: list[str] = Field(
+        default_factory=list,
+        description="'step_limit': self-crag stopped at its step limit (best answer so far).",
+    )
     trace: dict[str, Any] | None = None
 
 
@@ -122,7 +130,9 @@ class StreamOptions(BaseModel):
 class ChatRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    model: str = Field(description="'crag' (corrective) or 'rag' (plain baseline); see /v1/models.")
+    model: str = Field(
+        description="'crag' (corrective), 'rag' (plain baseline) or 'self-crag'; see /v1/models."
+    )
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
     stream_options: StreamOptions | None = None

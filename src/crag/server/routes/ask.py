@@ -61,6 +61,7 @@ def answer_out(answer: Answer, mode: str, trace: bool = True) -> AskResponse:
         verdict=data["verdict"],
         refused=data["refused"],
         reason=data["reason"],
+        flags=data["flags"],
         trace=data["trace"] if trace else None,
     )
 

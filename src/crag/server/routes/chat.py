@@ -37,7 +37,8 @@ __all__ = ["MODELS", "router"]
 
 router = APIRouter(prefix="/v1", tags=["openai"], dependencies=[Depends(require_key)])
 
-MODELS = {"crag": "crag", "rag": "rag"}  # model id -> pipeline mode
+# model id -> pipeline mode
+MODELS = {"crag": "crag", "rag": "rag", "self-crag": "self-crag"}
 _CREATED = int(time.time())
 
 
