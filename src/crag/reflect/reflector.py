@@ -44,6 +44,11 @@ _REFUSAL = re.compile(
 )
 
 
+def _plain(text: str) -> str:
+    """Text without `[n]` markers, as a judge should read it."""
+    return re.sub(r"\s+([.,;:!?])", r"\1", " ".join(MARK.sub(" ", text).split()))
+
+
 def is_refusal(sentence: str) -> bool:
     """Does this sentence say the sources lack (or contradict) what was asked?"""
     return bool(_REFUSAL.search(sentence))
@@ -107,7 +112,7 @@ class Reflector:
         checks: list[ClaimCheck] = []
         pieces = supported_sentences(generated.text, question, by_n, generated.language)
         for piece in pieces[: self.max_claims]:
-            claim = " ".join(MARK.sub(" ", piece.sentence).split())
+            claim = _plain(piece.sentence)
             if not claim or is_refusal(claim):
                 checks.append(ClaimCheck(piece.sentence, piece.cited, None, True))
                 continue
@@ -121,7 +126,7 @@ class Reflector:
         grounded = all(c.supported is not False for c in checks)
         if refusal:
             return Reflection(True, grounded, False, None, tuple(checks))
-        answer = " ".join(MARK.sub(" ", generated.text).split())
+        answer = _plain(generated.text)
         useful_score = self.usefulness.score(question, [answer])[0]
         known = not math.isnan(useful_score)
         useful = useful_score >= self.useful_threshold if known else True
