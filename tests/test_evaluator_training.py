@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from crag.errors import LoaderError
+from crag.eval.datasets import load_dataset
 from crag.eval.metrics import contains_answer
 from crag.eval.splits import evaluator_part
 from crag.evaluate.training.calibrate import CalibrationItem, choose_thresholds, credit
@@ -120,10 +122,14 @@ def test_squad_reader_splits_and_excludes(tmp_path: Path) -> None:
             }
         ]
     }
+    # SQuAD-TR's "excluded" file: answers lost in translation, not marked impossible
+    data["data"][0]["paragraphs"][0]["qas"].append({"id": "lost", "question": "?", "answers": []})
     path = tmp_path / "s.json"
     path.write_text(json.dumps(data))
     everything = load_squad(path)
     assert len(everything) == 40  # unanswerable questions are not evaluator pairs
+    with pytest.raises(LoaderError, match="not marked"):
+        load_dataset(path)  # crag eval reads the same file strictly
     train, test = load_squad(path, "train"), load_squad(path, "test")
     assert train and test and not {q.qid for q in train} & {q.qid for q in test}
     assert everything[3].gold == "T#3"
