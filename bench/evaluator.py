@@ -25,32 +25,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import console, machine_info, print_table, write_results
+from bench.common import accuracy, console, machine_info, print_table, roc_auc, write_results
 
 DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
-
-
-def roc_auc(scores: list[float], labels: list[int]) -> float:
-    """Probability a random positive outscores a random negative (ties count half)."""
-    pairs = sorted(zip(scores, labels, strict=True))
-    pos = sum(labels)
-    neg = len(labels) - pos
-    if not pos or not neg:
-        return float("nan")
-    rank_sum = 0.0
-    i = 0
-    while i < len(pairs):  # average ranks over ties
-        j = i
-        while j < len(pairs) and pairs[j][0] == pairs[i][0]:
-            j += 1
-        avg = (i + j + 1) / 2
-        rank_sum += avg * sum(y for _, y in pairs[i:j])
-        i = j
-    return (rank_sum - pos * (pos + 1) / 2) / (pos * neg)
-
-
-def accuracy(scores: list[float], labels: list[int], cut: float) -> float:
-    return sum((s >= cut) == bool(y) for s, y in zip(scores, labels, strict=True)) / len(labels)
 
 
 def best_cut(scores: list[float], labels: list[int]) -> tuple[float, float]:
