@@ -20,6 +20,7 @@ from rich.table import Table
 __all__ = [
     "RESULTS_DIR",
     "accuracy",
+    "best_cut",
     "console",
     "machine_info",
     "percentile",
@@ -69,6 +70,12 @@ def roc_auc(scores: Sequence[float], labels: Sequence[int]) -> float:
 def accuracy(scores: Sequence[float], labels: Sequence[int], cut: float) -> float:
     """Share of pairs on the right side of `cut` (score >= cut means "relevant")."""
     return sum((s >= cut) == bool(y) for s, y in zip(scores, labels, strict=True)) / len(labels)
+
+
+def best_cut(scores: Sequence[float], labels: Sequence[int]) -> tuple[float, float]:
+    """(cut, accuracy) at the single cut that scores best: an upper bound for a judge."""
+    best = max(sorted(set(scores)), key=lambda c: accuracy(scores, labels, c))
+    return best, accuracy(scores, labels, best)
 
 
 def print_table(
