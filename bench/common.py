@@ -1,4 +1,5 @@
-"""Small helpers shared by the benchmark scripts: percentiles, rich tables, JSON results."""
+"""Small helpers shared by the benchmark scripts: percentiles, judge metrics (ROC-AUC,
+accuracy at a cut), rich tables, JSON results."""
 
 from __future__ import annotations
 
@@ -18,10 +19,13 @@ from rich.table import Table
 
 __all__ = [
     "RESULTS_DIR",
+    "accuracy",
+    "best_cut",
     "console",
     "machine_info",
     "percentile",
     "print_table",
+    "roc_auc",
     "write_results",
 ]
 
@@ -41,6 +45,37 @@ def percentile(values: Iterable[float], q: float) -> float:
     lo = math.floor(pos)
     hi = min(lo + 1, len(data) - 1)
     return data[lo] + (data[hi] - data[lo]) * (pos - lo)
+
+
+def roc_auc(scores: Sequence[float], labels: Sequence[int]) -> float:
+    """Probability a random positive outscores a random negative (ties count half); NaN
+    without both classes. Rank-sum form: O(n log n), for benches with thousands of pairs."""
+    pairs = sorted(zip(scores, labels, strict=True))
+    pos = sum(labels)
+    neg = len(labels) - pos
+    if not pos or not neg:
+        return math.nan
+    rank_sum = 0.0
+    i = 0
+    while i < len(pairs):  # average ranks over ties
+        j = i
+        while j < len(pairs) and pairs[j][0] == pairs[i][0]:
+            j += 1
+        avg = (i + j + 1) / 2
+        rank_sum += avg * sum(y for _, y in pairs[i:j])
+        i = j
+    return (rank_sum - pos * (pos + 1) / 2) / (pos * neg)
+
+
+def accuracy(scores: Sequence[float], labels: Sequence[int], cut: float) -> float:
+    """Share of pairs on the right side of `cut` (score >= cut means "relevant")."""
+    return sum((s >= cut) == bool(y) for s, y in zip(scores, labels, strict=True)) / len(labels)
+
+
+def best_cut(scores: Sequence[float], labels: Sequence[int]) -> tuple[float, float]:
+    """(cut, accuracy) at the single cut that scores best: an upper bound for a judge."""
+    best = max(sorted(set(scores)), key=lambda c: accuracy(scores, labels, c))
+    return best, accuracy(scores, labels, best)
 
 
 def print_table(

@@ -2,6 +2,8 @@
 
     python -m bench.evaluator [--questions 100] [--judges ce,bi,llm-0.5b,llm-1.5b]
                               [--llm-pairs 120] [--model .crag/evaluator/model]
+    python -m bench.evaluator --llm-spec ollama:gemma3:27b --base-url http://127.0.0.1:11434
+    python -m bench.evaluator --judges spec --llm-spec openai:gpt-4o-mini --llm-format structured
 
 Held-out pairs, labelled exactly as the training pairs are (`crag.evaluate.training.pairs`):
 crag's own hybrid retrieval over each dataset's knowledge base; a chunk or strip is positive
@@ -14,49 +16,34 @@ excluded too (SQuAD-TR keeps SQuAD's question ids).
 Reported per judge and dataset: ROC-AUC, accuracy at the judge's natural cut (0.5), accuracy
 at the best single cut (an upper bound), and pairs/s. The LLM judges run on a seeded subsample
 (`--llm-pairs` per dataset): at about one pair per second they cannot do all of them.
+
+`--llm-spec PROVIDER:MODEL` (+ `--base-url`) adds an LLM judge on any registered provider
+(Ollama, OpenAI-compatible servers, `local:`), to compare a served model on the same pairs;
+`--llm-format structured`: JSON yes/no replies instead of log-probabilities. Pairs a judge
+could not score (NaN) count as 0.5 and are reported as `unscored`.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import console, machine_info, print_table, write_results
+from bench.common import (
+    accuracy,
+    best_cut,
+    console,
+    machine_info,
+    print_table,
+    roc_auc,
+    write_results,
+)
 
 DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
-
-
-def roc_auc(scores: list[float], labels: list[int]) -> float:
-    """Probability a random positive outscores a random negative (ties count half)."""
-    pairs = sorted(zip(scores, labels, strict=True))
-    pos = sum(labels)
-    neg = len(labels) - pos
-    if not pos or not neg:
-        return float("nan")
-    rank_sum = 0.0
-    i = 0
-    while i < len(pairs):  # average ranks over ties
-        j = i
-        while j < len(pairs) and pairs[j][0] == pairs[i][0]:
-            j += 1
-        avg = (i + j + 1) / 2
-        rank_sum += avg * sum(y for _, y in pairs[i:j])
-        i = j
-    return (rank_sum - pos * (pos + 1) / 2) / (pos * neg)
-
-
-def accuracy(scores: list[float], labels: list[int], cut: float) -> float:
-    return sum((s >= cut) == bool(y) for s, y in zip(scores, labels, strict=True)) / len(labels)
-
-
-def best_cut(scores: list[float], labels: list[int]) -> tuple[float, float]:
-    cuts = sorted(set(scores))
-    best = max(cuts, key=lambda c: accuracy(scores, labels, c))
-    return best, accuracy(scores, labels, best)
 
 
 def test_pairs(args: argparse.Namespace, work: Path) -> dict[str, list[Any]]:
@@ -104,7 +91,48 @@ def test_pairs(args: argparse.Namespace, work: Path) -> dict[str, list[Any]]:
     return out
 
 
+def parsed_spec(args: argparse.Namespace) -> tuple[str, str]:
+    """(provider, model) of `--llm-spec`; a bad spec or a stray `--base-url` exits here."""
+    from crag.errors import ConfigError
+    from crag.models.llm.registry import parse_spec
+
+    try:
+        provider, model = parse_spec(args.llm_spec)
+    except ConfigError as exc:
+        raise SystemExit(f"--llm-spec: {exc}") from exc
+    if args.base_url and provider == "local":
+        raise SystemExit("--base-url is for a served model; local: runs in-process")
+    return provider, model
+
+
+def spec_llm(args: argparse.Namespace) -> Any:
+    """The LLM of `--llm-spec` (and `--base-url`), made by the provider registry."""
+    from crag.config import LLMRoleSettings
+    from crag.models.llm.registry import create
+
+    provider, model = parsed_spec(args)
+    role = LLMRoleSettings(provider=provider, model=model, base_url=args.base_url, parallel=1)
+    return create(role, Path(args.models_dir))
+
+
+def judge_names(args: argparse.Namespace) -> list[str]:
+    """`--judges`, plus the `--llm-spec` judge ("spec") when a spec is given; a bad spec fails
+    here, before minutes of indexing."""
+    names = [n for n in args.judges.split(",") if n]
+    if args.llm_spec and "spec" not in names:
+        names.append("spec")
+    if "spec" in names and not args.llm_spec:
+        raise SystemExit("judge 'spec' needs --llm-spec PROVIDER:MODEL")
+    if args.llm_spec:
+        parsed_spec(args)
+    return names
+
+
 def make_judge(name: str, args: argparse.Namespace) -> Any:
+    if name == "spec":
+        from crag.evaluate import LLMJudge
+
+        return LLMJudge(spec_llm(args), logprobs=args.llm_format != "structured")
     if name == "ce":
         from crag.models.cross_encoder import CrossEncoderEvaluator
 
@@ -120,7 +148,7 @@ def make_judge(name: str, args: argparse.Namespace) -> Any:
         llm = LlamaCppLLM(f"qwen2.5-coder-{name[4:]}", models_dir=Path(args.models_dir))
         llm.load()
         return LLMJudge(llm)
-    raise SystemExit(f"unknown judge {name!r}: ce, bi, llm-0.5b, llm-1.5b")
+    raise SystemExit(f"unknown judge {name!r}: ce, bi, llm-0.5b, llm-1.5b, spec")
 
 
 class BiEncoderJudge:
@@ -162,21 +190,26 @@ def judge_pairs(judge: Any, pairs: list[Any], lang: str) -> tuple[list[float], f
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
+    names = judge_names(args)
     out: dict[str, Any] = {"machine": machine_info(), "args": vars(args), "results": []}
     with tempfile.TemporaryDirectory(prefix="crag-bench-eval-", ignore_cleanup_errors=True) as tmp:
         sets = test_pairs(args, Path(args.work) if args.work else Path(tmp))
     rng = random.Random(args.seed)
-    for name in args.judges.split(","):
+    for name in names:
         judge = make_judge(name, args)
+        label = f"{args.llm_spec} ({args.llm_format})" if name == "spec" else name
         for dataset, pairs in sets.items():
             subset = pairs
-            if name.startswith("llm-") and len(pairs) > args.llm_pairs:
+            if (name.startswith("llm-") or name == "spec") and len(pairs) > args.llm_pairs:
                 subset = rng.sample(pairs, args.llm_pairs)
-            scores, seconds = judge_pairs(judge, subset, "tr" if "tr" in dataset else "en")
+            raw, seconds = judge_pairs(judge, subset, "tr" if "tr" in dataset else "en")
+            scores = [0.5 if math.isnan(s) else s for s in raw]  # unscored: reported below
             labels = [int(p.label >= 0.5) for p in subset]
             cut, acc_best = best_cut(scores, labels)
             row = {
-                "judge": name,
+                "judge": label,
+                "unscored": sum(math.isnan(s) for s in raw),
+                "uses_logprobs": getattr(judge, "uses_logprobs", None),
                 "dataset": dataset,
                 "pairs": len(subset),
                 "positives": sum(labels),
@@ -196,7 +229,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             }
             out["results"].append(row)
             console.print(
-                f"{name} on {dataset}: AUC {row['roc_auc']:.3f} acc@0.5 "
+                f"{label} on {dataset}: AUC {row['roc_auc']:.3f} acc@0.5 "
                 f"{row['accuracy@0.5']:.3f} {row['pairs_per_s']:.1f} pairs/s"
             )
     return out
@@ -205,7 +238,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def show(out: dict[str, Any]) -> None:
     print_table(
         "Retrieval evaluator on held-out pairs (never trained on)",
-        ["judge", "dataset", "pairs", "pos", "ROC-AUC", "acc@0.5", "acc@best (cut)", "pairs/s"],
+        [
+            "judge",
+            "dataset",
+            "pairs",
+            "pos",
+            "ROC-AUC",
+            "acc@0.5",
+            "acc@best (cut)",
+            "pairs/s",
+            "unscored",
+        ],
         [
             (
                 r["judge"],
@@ -216,6 +259,7 @@ def show(out: dict[str, Any]) -> None:
                 f"{r['accuracy@0.5']:.3f}",
                 f"{r['accuracy@best']:.3f} ({r['best_cut']:.2f})",
                 f"{r['pairs_per_s']:.1f}",
+                r.get("unscored", 0),
             )
             for r in out["results"]
         ],
@@ -226,10 +270,19 @@ def show(out: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sets", default="squad-en,nq,squad-tr")
-    parser.add_argument("--judges", default="ce,bi,llm-0.5b,llm-1.5b")
+    parser.add_argument("--judges", default="ce,bi,llm-0.5b,llm-1.5b", help="spec: --llm-spec")
     parser.add_argument("--questions", type=int, default=100, help="per dataset")
     parser.add_argument("--llm-pairs", type=int, default=120, help="pairs per dataset for LLMs")
     parser.add_argument("--model", default="crag-evaluator", help="cross-encoder to test")
+    parser.add_argument(
+        "--llm-spec", default=None,
+        help="add an LLM judge on any provider: PROVIDER:MODEL, e.g. ollama:gemma3:27b",
+    )  # fmt: skip
+    parser.add_argument("--base-url", default=None, help="server URL for --llm-spec")
+    parser.add_argument(
+        "--llm-format", choices=["auto", "structured"], default="auto",
+        help="--llm-spec judge: auto: log-probabilities when returned; structured: JSON yes/no",
+    )  # fmt: skip
     parser.add_argument("--precision", default="auto", choices=["auto", "fp32", "bf16", "int8"])
     parser.add_argument("--datasets", default=str(DATASETS))
     parser.add_argument("--models-dir", default=".crag/models", help="packaged GGUF files")

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench.common import console, machine_info, print_table, write_results
+from bench.common import accuracy, console, machine_info, print_table, roc_auc, write_results
 
 
 def pairs(path: Path, n: int, seed: int) -> list[tuple[str, str, int]]:
@@ -38,12 +38,6 @@ def pairs(path: Path, n: int, seed: int) -> list[tuple[str, str, int]]:
         j = rng.choice([k for k in range(len(article["paragraphs"])) if k != i])
         out += [(question, gold["context"], 1), (question, article["paragraphs"][j]["context"], 0)]
     return out
-
-
-def roc_auc(scores: list[float], labels: list[int]) -> float:
-    pos = [s for s, y in zip(scores, labels, strict=True) if y]
-    neg = [s for s, y in zip(scores, labels, strict=True) if not y]
-    return sum((p > q) + 0.5 * (p == q) for p in pos for q in neg) / (len(pos) * len(neg))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,8 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         scores = [0.5 if s is None else s for s in raw]
         results[name] = {
             "roc_auc": roc_auc(scores, labels),
-            "accuracy@0.5": sum((s >= 0.5) == bool(y) for s, y in zip(scores, labels, strict=True))
-            / len(labels),
+            "accuracy@0.5": accuracy(scores, labels, 0.5),
             "yes_rate": sum(s >= 0.5 for s in scores) / len(scores),
             "unreadable": sum(s is None for s in raw),
             "pairs_per_second": len(data) / seconds,

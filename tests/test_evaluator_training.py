@@ -7,16 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from crag.errors import LoaderError
+from crag.eval.datasets import load_dataset
+from crag.eval.metrics import contains_answer
 from crag.eval.splits import evaluator_part
 from crag.evaluate.training.calibrate import CalibrationItem, choose_thresholds, credit
 from crag.evaluate.training.data import LabelledQuestion, load_squad
-from crag.evaluate.training.pairs import (
-    Pair,
-    contains_answer,
-    mine_pairs,
-    read_pairs,
-    write_pairs,
-)
+from crag.evaluate.training.pairs import Pair, mine_pairs, read_pairs, write_pairs
 from crag.types import Chunk, Verdict
 
 
@@ -38,6 +35,8 @@ def test_contains_answer_is_word_bounded_and_turkish_aware() -> None:
     assert contains_answer("The Denver Broncos won.", ["denver broncos"])
     assert contains_answer("İstanbul'da doğdu.", ["istanbul"])
     assert not contains_answer("anything", ["", "  "])
+    # the label rule is crag eval's: SQuAD drops articles, so "the Commission" is held here
+    assert contains_answer("The European Commission proposes laws.", ["the Commission"])
 
 
 def test_evaluator_split_is_stable_and_roughly_70_10_20() -> None:
@@ -123,10 +122,14 @@ def test_squad_reader_splits_and_excludes(tmp_path: Path) -> None:
             }
         ]
     }
+    # SQuAD-TR's "excluded" file: answers lost in translation, not marked impossible
+    data["data"][0]["paragraphs"][0]["qas"].append({"id": "lost", "question": "?", "answers": []})
     path = tmp_path / "s.json"
     path.write_text(json.dumps(data))
     everything = load_squad(path)
     assert len(everything) == 40  # unanswerable questions are not evaluator pairs
+    with pytest.raises(LoaderError, match="not marked"):
+        load_dataset(path)  # crag eval reads the same file strictly
     train, test = load_squad(path, "train"), load_squad(path, "test")
     assert train and test and not {q.qid for q in train} & {q.qid for q in test}
     assert everything[3].gold == "T#3"

@@ -30,7 +30,14 @@ from typing import Any
 
 from crag.errors import LoaderError
 
-__all__ = ["EvalDataset", "EvalItem", "load_dataset", "select_items", "squad_unit_id"]
+__all__ = [
+    "EvalDataset",
+    "EvalItem",
+    "load_dataset",
+    "read_squad",
+    "select_items",
+    "squad_unit_id",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +110,7 @@ def _answer_texts(raw: Any, where: str, path: Path) -> tuple[str, ...]:
     return tuple(texts)
 
 
-def _squad(path: Path, text: str) -> list[EvalItem]:
+def _squad(path: Path, text: str, strict: bool = True) -> list[EvalItem]:
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -132,9 +139,11 @@ def _squad(path: Path, text: str) -> list[EvalItem]:
                 answers = _answer_texts(qa.get("answers"), where, path)
                 impossible = bool(qa.get("is_impossible", False))
                 if not answers and not impossible:
-                    raise LoaderError(
-                        str(path), f'{where}: no "answers" and not marked "is_impossible"'
-                    )
+                    if strict:
+                        raise LoaderError(
+                            str(path), f'{where}: no "answers" and not marked "is_impossible"'
+                        )
+                    impossible = True  # nothing to match an answer against
                 items.append(
                     EvalItem(
                         id=str(qa.get("id") or f"{a_idx}-{p_idx}-{q_idx}"),
@@ -146,6 +155,18 @@ def _squad(path: Path, text: str) -> list[EvalItem]:
                     )
                 )
     return items
+
+
+def read_squad(path: Path, *, strict: bool = True) -> list[EvalItem]:
+    """Every question of a SQuAD file (`.json`, `.json.gz`) in file order, repeats included.
+
+    The one SQuAD reader: `load_dataset` dedupes its ids for results files, and the evaluator's
+    training data (`crag.evaluate.training.data.load_squad`) filters it by split and answer.
+    `strict=False` reads a question with no answers and no `is_impossible` as unanswerable
+    instead of failing: training keeps answerable questions only, so such a record (SQuAD-TR's
+    "excluded" file is full of them) is simply not used, as before the readers were merged.
+    """
+    return _squad(path, _read_text(path), strict)
 
 
 def _jsonl(path: Path, text: str) -> list[EvalItem]:
@@ -201,11 +222,10 @@ def load_dataset(path: str | Path, kb: list[Path] | None = None) -> EvalDataset:
         raise LoaderError(str(path), "no such dataset file")
     suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
     kind = suffixes[-1] if suffixes else ""
-    text = _read_text(path)
     if kind == ".json":
-        items, fmt, default_kb = _squad(path, text), "squad", [path]
+        items, fmt, default_kb = read_squad(path), "squad", [path]
     elif kind in (".jsonl", ".ndjson"):
-        items, fmt, default_kb = _jsonl(path, text), "jsonl", _default_kb(path)
+        items, fmt, default_kb = _jsonl(path, _read_text(path)), "jsonl", _default_kb(path)
     else:
         raise LoaderError(str(path), "unknown dataset format: use SQuAD .json or .jsonl questions")
     if not items:

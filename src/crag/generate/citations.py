@@ -4,6 +4,11 @@ Strips are grouped by the chunk they came from: source `[n]` is one chunk (file,
 character range, or URL), holding the strips kept from it. After generation, every `[n]` in
 the answer is checked: markers that point at no source are removed and noted, so a citation
 in a crag answer always points at a real chunk.
+
+Markers also decide how an answer is cut into sentences for the support check: a marker
+written after the full stop ("… 1937. [1]" or "… 1937.[1]") belongs to the sentence before it,
+and a piece that is nothing but markers is never a sentence of its own — otherwise "[1]" alone
+could survive the check (it has no words to be unsupported) and reach the user as the answer.
 """
 
 from __future__ import annotations
@@ -11,11 +16,46 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from crag.refine.strips import sentences
 from crag.types import Chunk, Citation, Strip
 
-__all__ = ["Source", "check_citations", "number_sources"]
+__all__ = ["MARK", "Source", "answer_sentences", "check_citations", "has_words", "number_sources"]
 
 MARK = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")  # [1] or [1, 3]
+# A sentence end followed by markers: "capital. [1]", "1937.[1][2]" (group 1: the end mark).
+_MARKS_AFTER_STOP = re.compile(r"([.!?…]+)((?:\s*\[\d+(?:\s*,\s*\d+)*\])+)")
+_WORD = re.compile(r"[^\W_]")  # a letter or digit
+
+
+def has_words(text: str) -> bool:
+    """True when `text` holds a letter or digit outside its `[n]` markers.
+
+    "[3]", "[1]." or " . [2]" say nothing: an answer made only of them is an empty answer.
+    """
+    return bool(_WORD.search(MARK.sub(" ", text)))
+
+
+def answer_sentences(text: str) -> list[str]:
+    """Sentences of an answer, each holding the markers that cite it.
+
+    Markers after a full stop are moved before it ("X. [1]" → "X [1].") so the splitter keeps
+    them with their sentence; any piece still without words (a leading "[1]", an answer that
+    is only markers) is joined to its neighbour, so it is never checked, kept or shown alone.
+    """
+    text = _MARKS_AFTER_STOP.sub(lambda m: f" {' '.join(m.group(2).split())}{m.group(1)}", text)
+    out: list[str] = []
+    pending = ""  # marker-only pieces before the first sentence with words
+    for piece in sentences(text):
+        if has_words(piece):
+            out.append(f"{pending} {piece}".strip())
+            pending = ""
+        elif out:
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            pending = f"{pending} {piece}".strip()
+    if pending:
+        out.append(pending)  # nothing but markers: one piece, which has no words
+    return out
 
 
 def marker_numbers(match: re.Match[str]) -> list[int]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from crag.generate.citations import Source, check_citations, number_sources
+from crag.generate.citations import Source, check_citations, has_words, number_sources
 from crag.generate.language import detect_language, language_name
 from crag.generate.support import supported_sentences
 from crag.models.llm.base import LLM, ChatRequest, Message, stream_chat
@@ -135,7 +135,7 @@ class Generator:
         )
         result = stream_chat(self.llm, request, on_token)
         raw = result.text.strip()
-        if not raw:
+        if not has_words(raw):  # "" or only markers/punctuation ("[3]"): nothing was said
             return Generated(
                 refusal_text(language, "the model returned an empty answer", "model"),
                 [],
@@ -144,7 +144,9 @@ class Generator:
                 sources,
                 ["generator returned empty output"],
             )
-        if NOT_FOUND in raw.upper().replace(" ", "_") and not check_citations(raw, sources)[1]:
+        if NOT_FOUND in raw.upper().replace(" ", "_") and (
+            not check_citations(raw, sources)[1] or not has_words(raw.replace(NOT_FOUND, ""))
+        ):
             reason = "the retrieved sources do not contain the answer"
             return Generated(refusal_text(language, reason, "model"), [], True, language, sources)
         text, citations, notes = check_citations(raw.replace(NOT_FOUND, "").strip(), sources)

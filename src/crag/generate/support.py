@@ -8,15 +8,17 @@ as the keyword index — must mostly occur in the sources it cites (all sources,
 without a marker). Sentences below `min_support` are dropped and named in the trace; an
 answer left with nothing is a refusal. This is a lexical check, cheap and strict about facts
 (numbers and names must appear in the source); the Self-RAG mode adds a model-judged one.
+Sentences are cut by `answer_sentences`, so a marker after the full stop stays with its
+sentence, and a piece with no words at all (an answer that is only "[3]") has support 0: it
+says nothing a source could back, and must not pass as a fully supported sentence.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from crag.generate.citations import MARK, marker_numbers
+from crag.generate.citations import MARK, answer_sentences, has_words, marker_numbers
 from crag.index.analyzer import Analyzer
-from crag.refine.strips import sentences
 
 __all__ = ["SupportCheck", "supported_sentences"]
 
@@ -47,12 +49,15 @@ def supported_sentences(
     source_terms = {n: set(analyzer.terms(text)) for n, text in sources.items()}
     every = set().union(*source_terms.values()) if source_terms else set()
     checks = []
-    for sentence in sentences(answer):
+    for sentence in answer_sentences(answer):
         cited = tuple(n for m in MARK.finditer(sentence) for n in marker_numbers(m))
         body = MARK.sub(" ", sentence)
         content = {t for t in analyzer.terms(body) if t not in stop and t not in asked}
         content = {t for t in content if len(t) > 1 or t.isdigit()}
         backing = set().union(*(source_terms.get(n, set()) for n in cited)) if cited else every
-        support = 1.0 if not content else len(content & backing) / len(content)
+        if not has_words(body):
+            support = 0.0  # markers and punctuation only
+        else:
+            support = 1.0 if not content else len(content & backing) / len(content)
         checks.append(SupportCheck(sentence, cited, support))
     return checks

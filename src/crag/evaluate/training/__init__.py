@@ -4,8 +4,9 @@ Behind `crag evaluator train | calibrate | export` (and `scripts/train-evaluator
 reproduces the model that ships in `crag/models/data/crag-evaluator`).
 """
 
+from crag.eval.metrics import contains_answer
 from crag.evaluate.training.calibrate import choose_thresholds
-from crag.evaluate.training.pairs import Pair, contains_answer, distill_pairs, mine_pairs
+from crag.evaluate.training.pairs import Pair, distill_pairs, mine_pairs
 from crag.evaluate.training.trainer import TrainConfig, train
 
 __all__ = [

@@ -27,9 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from crag.eval.metrics import contains_answer
 from crag.evaluate.base import RetrievalEvaluator
 from crag.evaluate.training.data import LabelledQuestion
-from crag.evaluate.training.pairs import contains_answer
 from crag.evaluate.trigger import ActionTrigger
 from crag.types import Chunk, Verdict
 

@@ -11,7 +11,6 @@ file cannot straddle the split by id; NQ: the passage id).
 
 from __future__ import annotations
 
-import gzip
 import json
 import random
 from dataclasses import dataclass
@@ -19,9 +18,10 @@ from pathlib import Path
 from typing import Literal
 
 from crag.errors import LoaderError
+from crag.eval.datasets import read_squad
 from crag.eval.splits import evaluator_part
 
-__all__ = ["LabelledQuestion", "load_nq", "load_squad", "read_json"]
+__all__ = ["LabelledQuestion", "load_nq", "load_squad", "sample", "squad_ids"]
 
 Split = Literal["train", "calibrate", "test", "all"]
 
@@ -36,18 +36,6 @@ class LabelledQuestion:
     qid: str = ""
 
 
-def read_json(path: Path) -> object:
-    """JSON from a `.json` or `.json.gz` file, with errors that name the file."""
-    try:
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rt", encoding="utf-8") as fh:
-            return json.load(fh)
-    except FileNotFoundError as exc:
-        raise LoaderError(str(path), "no such file") from exc
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise LoaderError(str(path), f"cannot read JSON: {exc}") from exc
-
-
 def load_squad(
     path: Path,
     split: Split = "all",
@@ -57,33 +45,23 @@ def load_squad(
 ) -> list[LabelledQuestion]:
     """Answerable questions of a SQuAD v1.1/v2.0 file whose paragraph falls in `split`.
 
+    Read by `crag.eval.datasets.read_squad`, the reader `crag eval` uses, so training and eval
+    agree on unit ids, questions and answers (answers stripped, repeats dropped); a question
+    without answers is skipped, not an error (see `read_squad`'s `strict`).
     `exclude_ids` drops questions by id: SQuAD-TR keeps SQuAD's question ids, so the Turkish
     test set can exclude every paragraph whose English original was trained on.
     """
-    raw = read_json(path)
-    if not isinstance(raw, dict) or not isinstance(raw.get("data"), list):
-        raise LoaderError(str(path), 'not SQuAD JSON: expected {"data": [...]}')
     out: list[LabelledQuestion] = []
-    for a_idx, article in enumerate(raw["data"]):
-        title = str(article.get("title") or f"article {a_idx}").replace("_", " ")
-        for p_idx, para in enumerate(article.get("paragraphs", [])):
-            context = para.get("context", "")
-            if split != "all" and evaluator_part(context) != split:
-                continue
-            for qa in para.get("qas", []):
-                answers = tuple(a["text"] for a in qa.get("answers", []) if a.get("text"))
-                if qa.get("is_impossible") or not answers or qa.get("id") in exclude_ids:
-                    continue
-                out.append(
-                    LabelledQuestion(
-                        qa["question"],
-                        answers,
-                        f"{title}#{p_idx}",
-                        context,
-                        name or path.name,
-                        str(qa.get("id", "")),
-                    )
-                )
+    for item in read_squad(path, strict=False):
+        context = item.split_key or ""
+        if not item.answerable or not item.answers or item.id in exclude_ids:
+            continue
+        if split != "all" and evaluator_part(context) != split:
+            continue
+        gold = item.gold_unit or ""
+        out.append(
+            LabelledQuestion(item.question, item.answers, gold, context, name or path.name, item.id)
+        )
     return out
 
 

@@ -12,6 +12,11 @@ strips cut from them (to refine). So the pairs are both, taken from crag's own p
   — the hardest negatives there are: same paragraph, wrong sentences), and the strips of one
   hard-negative chunk.
 
+"Holds a gold answer" is `crag.eval.metrics.contains_answer`, the test `crag eval` scores
+answers with (SQuAD normalisation, whole tokens, Turkish i's folded; exact tokens, no suffix
+matching, so a label never rests on a guessed Turkish suffix): a pair is labelled by the same
+rule that later decides whether an answer from it counts as right.
+
 Distillation (`distill_pairs`) labels a user's own collection with any configured judge
 instead: soft labels P(yes), for domains no labelled data covers.
 """
@@ -20,18 +25,17 @@ from __future__ import annotations
 
 import json
 import random
-import re
-import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from crag.eval.metrics import contains_answer
 from crag.evaluate.base import RetrievalEvaluator
 from crag.evaluate.training.data import LabelledQuestion
 from crag.refine.strips import decompose
 from crag.types import Chunk
 
-__all__ = ["Pair", "contains_answer", "distill_pairs", "mine_pairs", "read_pairs", "write_pairs"]
+__all__ = ["Pair", "distill_pairs", "mine_pairs", "read_pairs", "write_pairs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,18 +45,6 @@ class Pair:
     label: float  # 1.0 / 0.0, or a judge's probability when distilled
     kind: str  # "chunk" | "strip" | "distilled"
     dataset: str
-
-
-def _norm(text: str) -> str:
-    # Turkish dotted/dotless i fold to one letter, so "İran", "Iran" and "ıran" all match.
-    text = unicodedata.normalize("NFKC", text).replace("İ", "i").replace("ı", "i").casefold()
-    return " ".join(re.sub(r"[^\w]+", " ", text).split())
-
-
-def contains_answer(text: str, answers: Iterable[str]) -> bool:
-    """Any gold answer in `text`, case- and punctuation-insensitive, on word boundaries."""
-    padded = f" {_norm(text)} "
-    return any(f" {a} " in padded for a in (_norm(x) for x in answers) if a)
 
 
 def _label(chunk: Chunk, q: LabelledQuestion) -> float | None:

@@ -1,0 +1,114 @@
+"""Fast checks of answer post-processing with hand-written answers (no model): citation
+markers stay with their sentence, and an answer of markers alone is a refusal."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from crag.generate import Generator
+from crag.generate.citations import answer_sentences, has_words
+from crag.generate.support import supported_sentences
+from crag.models.llm.base import ChatRequest, ChatResult
+from crag.types import Chunk, Strip
+
+
+@dataclass
+class ScriptedLLM:
+    """Replies with a fixed text: what a small generator was seen to write."""
+
+    reply: str
+    name: str = "scripted"
+    calls: list[ChatRequest] = field(default_factory=list)
+
+    def chat(self, request: ChatRequest) -> ChatResult:
+        self.calls.append(request)
+        return ChatResult(text=self.reply, finish_reason="stop")
+
+
+def strips(*texts: str) -> list[Strip]:
+    chunks = [
+        Chunk(id=f"c{i}", text=t, source=f"/docs/f{i}.txt", doc_id="text", position=0, start=0,
+              end=len(t))
+        for i, t in enumerate(texts, start=1)
+    ]  # fmt: skip
+    return [Strip(c.text, c, i) for i, c in enumerate(chunks)]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("Paris is the capital. [1]", ["Paris is the capital [1]."]),
+        ("It opened in 1937.[1]", ["It opened in 1937 [1]."]),
+        (
+            "It opened in 1937.[1] It spans the strait.[2]",
+            ["It opened in 1937 [1].", "It spans the strait [2]."],
+        ),
+        ("Paris. [1] Lyon is big [2].", ["Paris [1].", "Lyon is big [2]."]),
+        ("Paris is the capital [1]. [2]", ["Paris is the capital [1] [2]."]),
+        ("It is red [1].[2, 3]", ["It is red [1] [2, 3]."]),
+        ("[1] Paris is the capital.", ["[1] Paris is the capital."]),
+        ("[3]", ["[3]"]),
+        ("[1]. [2]", ["[1] [2]."]),
+        ("Paris is the capital [1]. Lyon is big [2].",
+         ["Paris is the capital [1].", "Lyon is big [2]."]),
+    ],
+)  # fmt: skip
+def test_markers_after_the_full_stop_stay_with_their_sentence(
+    answer: str, expected: list[str]
+) -> None:
+    assert answer_sentences(answer) == expected
+
+
+def test_has_words_ignores_markers_and_punctuation() -> None:
+    for empty in ("", "  ", "[3]", "[1].", " . [2]", "[1, 2][3]", "—", "…"):
+        assert not has_words(empty), empty
+    for said in ("1937 [1].", "Paris", "İstanbul [2]", "42"):
+        assert has_words(said), said
+
+
+def test_support_check_never_passes_a_marker_alone() -> None:
+    sources = {1: "The Lighthouse of Alexandria was built by the Ptolemaic Kingdom."}
+    # the trailing marker cites the sentence before it, so that sentence is checked against [1]
+    checks = supported_sentences(
+        "Tungsten boils at 3400 degrees. [1]", "What is tungsten?", sources
+    )
+    assert [(c.cited, c.support) for c in checks] == [((1,), 0.0)]
+    only = supported_sentences("[1]", "What is tungsten?", sources)
+    assert [(c.sentence, c.support) for c in only] == [("[1]", 0.0)]
+
+
+SOURCES = ("The Golden Gate Bridge opened on May 27, 1937.", "Paris is the capital of France.")
+
+
+@pytest.mark.parametrize("reply", ["[3]", "[1]", "[1].", " [1] [2] ", "."])
+def test_an_answer_of_markers_alone_is_a_refusal(reply: str) -> None:
+    out = Generator(ScriptedLLM(reply)).generate("When did the bridge open?", strips(*SOURCES))
+    assert out.refused and out.citations == []
+    assert out.text.startswith("I don't know")
+    assert "[" not in out.text
+
+
+@pytest.mark.parametrize("min_support", [0.5, 0.0])
+def test_not_found_with_a_stray_marker_is_a_refusal(min_support: float) -> None:
+    generator = Generator(ScriptedLLM("NOT_FOUND [1]"), min_support=min_support)
+    out = generator.generate("Who invented the radio?", strips(*SOURCES))
+    assert out.refused and "do not contain the answer" in out.text
+
+
+def test_an_unsupported_sentence_does_not_leave_its_marker_behind() -> None:
+    # Before: "…degrees." was checked against all sources and dropped, and "[1]" reached the user.
+    generator = Generator(ScriptedLLM("Tungsten boils at approximately 3400 degrees. [1]"))
+    out = generator.generate("What is the boiling point of tungsten?", strips(*SOURCES))
+    assert out.refused and "not supported" in out.text
+
+
+def test_turkish_answer_with_trailing_marker_is_kept_whole() -> None:
+    sources = ("Boğaziçi Köprüsü 30 Ekim 1973'te açıldı.",)
+    out = Generator(ScriptedLLM("Köprü 30 Ekim 1973'te açıldı. [1]")).generate(
+        "Boğaziçi Köprüsü ne zaman açıldı?", strips(*sources)
+    )
+    assert not out.refused and out.language == "tr"
+    assert out.text == "Köprü 30 Ekim 1973'te açıldı. [1]"
+    assert [c.n for c in out.citations] == [1]
