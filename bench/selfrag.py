@@ -12,7 +12,8 @@ question it cannot answer must be refused.
 Scoring, per question and mode (crag.eval.metrics.contains_answer, the CRAG paper's rule):
 - answerable: **correct** = not refused and a gold answer is contained; **over-refused** =
   refused;
-- unanswerable: **refused** is right; an answer is a **hallucination**;
+- unanswerable: **declined** (refused, or said the sources do not say / do not answer it) is
+  right; anything else is a **hallucination**;
 - false premise: **detected** = refused, or a sentence saying the sources do not say / do not
   support it, or self-crag's "do not answer this question as asked" caveat (`premise_caught`);
   anything else went along with the premise.
@@ -52,7 +53,7 @@ def score(q: SelfRagQuestion, answer: Any) -> dict[str, Any]:
         "answer": answer.text,
         "refused": answer.refused,
         "correct": q.kind == "answerable" and not answer.refused and contained,
-        "caught": premise_caught(answer),
+        "caught": premise_caught(answer),  # declined: refused, or said the sources do not say
         "verdict": answer.verdict.value if answer.verdict else None,
         "citations": len(answer.citations),
         "total_ms": round(t.total_ms),
@@ -75,6 +76,8 @@ def summarise(rows: list[dict[str, Any]], modes: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for mode in modes:
         done = [r for r in rows if mode in r]
+        if not done:
+            continue
         by = {k: [r[mode] for r in done if r["kind"] == k] for k in
               ("answerable", "unanswerable", "false_premise")}  # fmt: skip
         times = [r[mode]["total_ms"] / 1000 for r in done]
@@ -88,7 +91,7 @@ def summarise(rows: list[dict[str, Any]], modes: list[str]) -> dict[str, Any]:
                 [r[mode] for r in done if r["id"].startswith("tr-ans")], "correct"
             ),
             "over_refusal": _rate(by["answerable"], "refused"),
-            "unanswerable_refused": _rate(by["unanswerable"], "refused"),
+            "unanswerable_declined": _rate(by["unanswerable"], "caught"),
             "false_premise_caught": _rate(by["false_premise"], "caught"),
             "reflected": _rate([r[mode] for r in done], "reflected")
             if mode == "self-crag"
@@ -116,7 +119,7 @@ def show(result: dict[str, Any]) -> None:
         ("  English", *(pct(s[m]["accuracy_en"]) for m in modes)),
         ("  Turkish", *(pct(s[m]["accuracy_tr"]) for m in modes)),
         ("answerable: refused (over-refusal)", *(pct(s[m]["over_refusal"]) for m in modes)),
-        ("unanswerable: refused", *(pct(s[m]["unanswerable_refused"]) for m in modes)),
+        ("unanswerable: declined", *(pct(s[m]["unanswerable_declined"]) for m in modes)),
         ("false premise: caught", *(pct(s[m]["false_premise_caught"]) for m in modes)),
         ("reflection ran", *(pct(s[m]["reflected"]) for m in modes)),
         ("latency p50 s", *(sec(s[m]["p50_s"]) for m in modes)),
@@ -161,30 +164,27 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 ]
         questions = picked
     questions = [q for q in questions if q.language in args.languages.split(",")]
-    rows: list[dict[str, Any]] = []
+    rows = [{"id": q.id, "kind": q.kind, "question": q.question} for q in questions]
     result: dict[str, Any] = {"machine": machine_info(), "modes": modes, "rows": rows,
                               "reflect": args.reflect}  # fmt: skip
+    # Mode after mode, not question after question: self-crag repeats crag's prompts, and
+    # llama.cpp's prompt cache would otherwise hand it crag's work for free.
     for language in dict.fromkeys(q.language for q in questions):
         settings, index = _index(language, Path(args.data_dir).resolve(), Path(args.models_dir))
         settings.pipeline.reflect = args.reflect
         pipeline = build_pipeline(settings, index)
         try:
-            for q in (q for q in questions if q.language == language):
-                row: dict[str, Any] = {"id": q.id, "kind": q.kind, "question": q.question}
-                for mode in modes:
+            for mode in modes:
+                for q, row in zip(questions, rows, strict=True):
+                    if q.language != language:
+                        continue
                     row[mode] = score(q, pipeline.ask(q.question, mode))  # type: ignore[arg-type]
-                rows.append(row)
-                console.print(
-                    f"{q.id:<10} "
-                    + "  ".join(
-                        f"{m}: {'✓' if row[m]['correct'] or (q.kind != 'answerable' and row[m]['caught']) else '✗'} "  # noqa: E501
-                        f"{row[m]['total_ms'] / 1000:.0f}s"
-                        for m in modes
-                    ),
-                    highlight=False,
-                )
-                result["summary"] = summarise(rows, modes)
-                write_results(args.out, result)
+                    ok = row[mode]["correct"] if q.kind == "answerable" else row[mode]["caught"]
+                    seconds = row[mode]["total_ms"] / 1000
+                    mark = "✓" if ok else "✗"
+                    console.print(f"{mode:<9} {q.id:<10} {mark} {seconds:.0f}s", highlight=False)
+                    result["summary"] = summarise(rows, modes)
+                    write_results(args.out, result)
         finally:
             index.close()
     result["summary"] = summarise(rows, modes)

@@ -36,10 +36,12 @@ __all__ = ["ClaimCheck", "Reflection", "Reflector", "is_refusal"]
 # nothing in them needs a source. English and Turkish, as the generator writes them.
 _REFUSAL = re.compile(
     r"\b(?:i don't know|i do not know|(?:do|does|did) not (?:say|state|mention|contain|provide|"
-    r"include|specify|describe|support)|(?:don't|doesn't) (?:say|state|mention|contain|provide)|"
+    r"include|specify|describe|support|answer)|"
+    r"(?:don't|doesn't) (?:say|state|mention|contain|provide)|"
     r"not (?:mentioned|stated|specified|provided|given)|no (?:information|mention|evidence)|"
     r"cannot be answered|can't be answered|not_found)\b"
-    r"|bilmiyorum|belirtilme|bahsedilme|söz edilme|yer almıyor|içermiyor|bilgi (?:yok|bulunm)",
+    r"|bilmiyorum|belirtilme|bahsedilme|söz edilme|yer almıyor|içermiyor|yanıtlamıyor"
+    r"|bilgi (?:yok|bulunm)",
     re.IGNORECASE,
 )
 
