@@ -88,3 +88,14 @@ def test_ask_json_trace_and_graph(tmp_path: Path) -> None:
     assert bad.returncode == 1 and "--mode" in bad.stderr
     graph = crag("graph", data_dir=data)
     assert graph.returncode == 0 and "evaluate -.-> web_search" in graph.stdout
+    loop = crag("graph", "--mode", "self-crag", data_dir=data)
+    assert loop.returncode == 0 and "reflect -.-> generate" in loop.stdout
+    reflected = crag(
+        "ask", question, "--mode", "self-crag", "--reflect", "always", "--trace",
+        data_dir=data, **env,
+    )  # fmt: skip
+    assert reflected.returncode == 0, reflected.stderr
+    assert "mode self-crag" in reflected.stdout and "reflection (always): ran" in reflected.stdout
+    assert "reflection rounds" in reflected.stdout and "reflected " in reflected.stdout
+    bad_reflect = crag("ask", question, "--mode", "self-crag", "--reflect", "x", data_dir=data)
+    assert bad_reflect.returncode == 1 and "--reflect" in bad_reflect.stderr
