@@ -11,7 +11,8 @@ Tavily API (or `--provider searxng`); the "held_out" part is nowhere. Questions 
 `nq-questions-dev.jsonl` are sampled, `--limit` per group, by where their gold passage is.
 
 Scoring (the CRAG paper's convention for short answers): an answer is correct when it is not
-a refusal and contains one of the gold answers, case-insensitive, whitespace normalised.
+a refusal and contains one of the gold answers (`crag.eval.metrics.contains_answer`: SQuAD
+normalisation — case, punctuation, articles — then the gold's tokens in order).
 Reported: accuracy per group and on the mixed kb+web set; on held-out questions the refusal
 rate and the hallucination rate (answered without containing a gold answer — the gold passage
 is in neither corpus, so such an answer rests on nothing crag was given).
@@ -39,13 +40,12 @@ GROUPS = ("kb", "web", "held_out")
 KEY = "bench-correction-key"
 
 
-def normalise(text: str) -> str:
-    return " ".join(text.lower().split())
-
-
 def contains_gold(answer: str, golds: list[str]) -> bool:
-    text = normalise(answer)
-    return any(normalise(g) and normalise(g) in text for g in golds)
+    """The harness's rule (`crag eval` scores the same way): SQuAD normalisation, gold tokens
+    in order and adjacent."""
+    from crag.eval.metrics import contains_answer
+
+    return contains_answer(answer, golds)
 
 
 def _parse_set(pairs: list[str]) -> dict[str, Any]:
