@@ -17,8 +17,11 @@ Scoring, per question and mode (crag.eval.metrics.contains_answer, the CRAG pape
 - false premise: **detected** = refused, or a sentence saying the sources do not say / do not
   support it, or self-crag's "do not answer this question as asked" caveat (`premise_caught`);
   anything else went along with the premise.
-Latency is the pipeline's wall time per question. Partial results are written after every
-question, so a run cut short still leaves its figures.
+Latency is the pipeline's wall time per question. llama.cpp keeps earlier prompts in a RAM
+cache, so a mode run after another in the same process finds the shared prompts (self-crag
+repeats crag's up to the answer) already computed: for latency figures run each mode in its
+own process (`--modes self-crag --out selfrag-self`). Partial results are written after
+every question, so a run cut short still leaves its figures.
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ def score(q: SelfRagQuestion, answer: Any) -> dict[str, Any]:
         "total_ms": round(t.total_ms),
         "stages_ms": {k: round(v) for k, v in t.stages_ms.items()},
         "calls": len(t.calls),
+        "generations": sum(c.purpose == "generate" for c in t.calls),
         "reflected": bool(reflection.get("ran")),
         "rounds": len(reflection.get("rounds", [])),
         "final": reflection.get("final"),
