@@ -3,6 +3,8 @@ questions, English and Turkish, over a few SQuAD articles (`bench/selfrag_questi
 
     python -m bench.selfrag [--limit N] [--modes rag,crag,self-crag] [--reflect auto|always]
     python -m bench.selfrag --show bench/results/selfrag.json   # the table of a (partial) run
+    python -m bench.selfrag --modes rag --out selfrag-rag        # one process per mode, then
+    python -m bench.selfrag --show bench/results/selfrag-{rag,crag,self}.json  # side by side
 
 Each language gets its own collection (English: the default MiniLM and English stemmer;
 Turkish: use-multilingual and the Turkish stemmer, as `crag eval` chooses), ingested once
@@ -132,6 +134,22 @@ def show(result: dict[str, Any]) -> None:
     print_table("Self-RAG benchmark", ("", *modes), lines, caption=result.get("caption"))
 
 
+def merge(paths: list[Path]) -> dict[str, Any]:
+    """Results files of separate runs (one process per mode) as one result, rows by id."""
+    import json
+
+    rows: dict[str, dict[str, Any]] = {}
+    modes: list[str] = []
+    for path in paths:
+        data = json.loads(path.read_text())
+        modes += [m for m in data["modes"] if m not in modes]
+        for row in data["rows"]:
+            rows.setdefault(row["id"], {}).update(row)
+    merged = list(rows.values())
+    caption = f"{len(merged)} questions; {', '.join(p.name for p in paths)}"
+    return {"modes": modes, "rows": merged, "summary": summarise(merged, modes), "caption": caption}
+
+
 def _index(language: str, data_dir: Path, models_dir: Path) -> tuple[Any, Any]:
     """(settings, index) of the language's collection, ingested on first use."""
     from crag.config import load_settings
@@ -209,12 +227,15 @@ def main() -> None:
     ap.add_argument("--data-dir", default=str(ROOT / ".crag" / "bench" / "selfrag"))
     ap.add_argument("--models-dir", default=str(ROOT / ".crag" / "models"))
     ap.add_argument("--out", default="selfrag")
-    ap.add_argument("--show", type=Path, help="print the table of a results file and exit")
+    ap.add_argument(
+        "--show",
+        type=Path,
+        nargs="+",
+        help="print the table of results files (one per mode: merged by question) and exit",
+    )
     args = ap.parse_args()
     if args.show:
-        import json
-
-        show(json.loads(args.show.read_text()))
+        show(merge(args.show))
         return
     show(run(args))
 
