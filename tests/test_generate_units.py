@@ -91,10 +91,17 @@ def test_an_answer_of_markers_alone_is_a_refusal(reply: str) -> None:
 
 
 @pytest.mark.parametrize("min_support", [0.5, 0.0])
-def test_not_found_with_a_stray_marker_is_a_refusal(min_support: float) -> None:
-    generator = Generator(ScriptedLLM("NOT_FOUND [1]"), min_support=min_support)
+@pytest.mark.parametrize("reply", ["NOT_FOUND [1]", "NOT FOUND [1]", "Not found.", "not_found"])
+def test_not_found_with_a_stray_marker_is_a_refusal(min_support: float, reply: str) -> None:
+    generator = Generator(ScriptedLLM(reply), min_support=min_support)
     out = generator.generate("Who invented the radio?", strips(*SOURCES))
     assert out.refused and "do not contain the answer" in out.text
+
+
+def test_the_words_not_found_inside_an_answer_are_kept() -> None:
+    reply = "The bridge plans were not found until May 27, 1937 [1]."
+    out = Generator(ScriptedLLM(reply), min_support=0).generate("When?", strips(*SOURCES))
+    assert not out.refused and out.text == reply
 
 
 def test_an_unsupported_sentence_does_not_leave_its_marker_behind() -> None:

@@ -12,6 +12,7 @@ refuses and says why.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -54,6 +55,8 @@ EXAMPLES = (
     ),
     Message("assistant", "Mount Everest is 8,849 metres high [1]."),
 )
+_MARKER = re.compile(r"\bNOT[ _]FOUND\b\.?")
+_ONLY_MARKER = re.compile(r"\W*not[ _]found\W*", re.IGNORECASE)
 USER = "Sources:\n{sources}\n\nQuestion: {question}"
 # Self-RAG's retry: the unsupported claims of the last answer, named, after the question.
 FEEDBACK = (
@@ -144,12 +147,13 @@ class Generator:
                 sources,
                 ["generator returned empty output"],
             )
-        if NOT_FOUND in raw.upper().replace(" ", "_") and (
-            not check_citations(raw, sources)[1] or not has_words(raw.replace(NOT_FOUND, ""))
-        ):
+        # The marker as models write it: "NOT_FOUND", "NOT FOUND", or a reply that is only
+        # "Not found." — but never the words "not found" inside a real sentence.
+        rest = "" if _ONLY_MARKER.fullmatch(raw) else _MARKER.sub("", raw).strip()
+        if rest != raw and (not check_citations(raw, sources)[1] or not has_words(rest)):
             reason = "the retrieved sources do not contain the answer"
             return Generated(refusal_text(language, reason, "model"), [], True, language, sources)
-        text, citations, notes = check_citations(raw.replace(NOT_FOUND, "").strip(), sources)
+        text, citations, notes = check_citations(rest, sources)
         checks = supported_sentences(text, question, {s.n: s.text for s in sources}, language)
         support = min((c.support for c in checks), default=1.0)
         if self.min_support > 0:
