@@ -19,7 +19,15 @@ from dataclasses import dataclass
 from crag.refine.strips import sentences
 from crag.types import Chunk, Citation, Strip
 
-__all__ = ["MARK", "Source", "answer_sentences", "check_citations", "has_words", "number_sources"]
+__all__ = [
+    "MARK",
+    "Source",
+    "answer_sentences",
+    "check_citations",
+    "cited_numbers",
+    "has_words",
+    "number_sources",
+]
 
 MARK = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")  # [1] or [1, 3]
 # A sentence end followed by markers: "capital. [1]", "1937.[1][2]" (group 1: the end mark).
@@ -61,6 +69,11 @@ def answer_sentences(text: str) -> list[str]:
 def marker_numbers(match: re.Match[str]) -> list[int]:
     """The source numbers in one `[n]` / `[n, m]` marker matched by `MARK`."""
     return [int(x) for x in re.split(r"\s*,\s*", match.group(1))]
+
+
+def cited_numbers(sentence: str) -> tuple[int, ...]:
+    """Every source number a sentence cites, in order of its markers."""
+    return tuple(n for m in MARK.finditer(sentence) for n in marker_numbers(m))
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from crag.generate.citations import MARK, answer_sentences, has_words, marker_numbers
+from crag.generate.citations import MARK, answer_sentences, cited_numbers, has_words
 from crag.index.analyzer import Analyzer
 
 __all__ = ["SupportCheck", "supported_sentences"]
@@ -50,7 +50,7 @@ def supported_sentences(
     every = set().union(*source_terms.values()) if source_terms else set()
     checks = []
     for sentence in answer_sentences(answer):
-        cited = tuple(n for m in MARK.finditer(sentence) for n in marker_numbers(m))
+        cited = cited_numbers(sentence)
         body = MARK.sub(" ", sentence)
         content = {t for t in analyzer.terms(body) if t not in stop and t not in asked}
         content = {t for t in content if len(t) > 1 or t.isdigit()}

@@ -25,6 +25,7 @@ __all__ = [
     "build_pipeline",
     "make_judge",
     "make_llm",
+    "make_policy",
     "make_reflector",
     "make_roles",
     "make_web_corrector",
@@ -140,6 +141,7 @@ def make_reflector(settings: Settings, reflector: LLM) -> Any:
 
 
 def make_policy(settings: Settings) -> Any:
+    """Self-RAG's routing bounds and `auto` rule from `settings.pipeline`."""
     from crag.reflect import ReflectPolicy
 
     p = settings.pipeline

@@ -26,9 +26,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from crag.evaluate.base import RetrievalEvaluator
-from crag.generate.citations import MARK
+from crag.generate.citations import MARK, answer_sentences, cited_numbers
 from crag.generate.generator import Generated
-from crag.generate.support import supported_sentences
 
 __all__ = ["ClaimCheck", "Reflection", "Reflector", "is_refusal"]
 
@@ -112,18 +111,18 @@ class Reflector:
         by_n = {s.n: " ".join(s.text.split()) for s in generated.sources}
         everything = " … ".join(by_n.values())
         checks: list[ClaimCheck] = []
-        pieces = supported_sentences(generated.text, question, by_n, generated.language)
-        for piece in pieces[: self.max_claims]:
-            claim = _plain(piece.sentence)
+        # Sentences split as the attribution check splits them, without its lexical scoring.
+        for sentence in answer_sentences(generated.text)[: self.max_claims]:
+            cited = cited_numbers(sentence)
+            claim = _plain(sentence)
             if not claim or is_refusal(claim):
-                checks.append(ClaimCheck(piece.sentence, piece.cited, None, True))
+                checks.append(ClaimCheck(sentence, cited, None, True))
                 continue
-            source = " … ".join(by_n[n] for n in piece.cited if n in by_n) or everything
+            source = " … ".join(by_n[n] for n in cited if n in by_n) or everything
             score = self.claims.score(claim, [source])[0]
             known = not math.isnan(score)
             supported = score >= self.grounded_threshold if known else None
-            checks.append(ClaimCheck(piece.sentence, piece.cited, score if known else None,
-                                     supported))  # fmt: skip
+            checks.append(ClaimCheck(sentence, cited, score if known else None, supported))
         refusal = all(c.score is None and c.supported for c in checks)
         grounded = all(c.supported is not False for c in checks)
         if refusal:
