@@ -9,7 +9,7 @@ import pytest
 
 from crag.generate import Generator
 from crag.generate.citations import answer_sentences, has_words
-from crag.generate.support import supported_sentences
+from crag.generate.support import recite, supported_sentences
 from crag.models.llm.base import ChatRequest, ChatResult
 from crag.types import Chunk, Strip
 
@@ -119,3 +119,41 @@ def test_turkish_answer_with_trailing_marker_is_kept_whole() -> None:
     assert not out.refused and out.language == "tr"
     assert out.text == "Köprü 30 Ekim 1973'te açıldı. [1]"
     assert [c.n for c in out.citations] == [1]
+
+
+# The slip seen on SQuAD: the fact is in [1], the model cites [2] (a neighbouring paragraph).
+LUTHER = (
+    "Christians, he said, must not slacken in following Christ on account of such false "
+    "assurances.",
+    "Luther wrote the Ninety-five Theses in 1517.",
+)
+
+
+def test_a_sentence_citing_the_wrong_source_is_re_cited_not_dropped() -> None:
+    reply = "Luther told Christians not to slacken in following Christ [2]."
+    out = Generator(ScriptedLLM(reply)).generate(
+        "Who did Luther tell Christians not to slacken in following?", strips(*LUTHER)
+    )
+    assert not out.refused
+    assert out.text == "Luther told Christians not to slacken in following Christ [1]."
+    assert [c.n for c in out.citations] == [1]
+    assert any(n.startswith("re-cited a sentence to [1]") for n in out.notes)
+
+
+def test_re_citing_never_rescues_a_claim_no_source_supports() -> None:
+    reply = "Luther was born in Eisleben in 1483 [2]."
+    out = Generator(ScriptedLLM(reply)).generate("Where was Luther born?", strips(*LUTHER))
+    assert out.refused and not any("re-cited" in n for n in out.notes)
+
+
+def test_a_supported_citation_is_left_alone_and_only_the_bad_one_moves() -> None:
+    reply = "Luther wrote the theses in 1517 [2]. He said Christians must follow Christ [2]."
+    out = Generator(ScriptedLLM(reply)).generate("What did Luther do?", strips(*LUTHER))
+    assert out.text == (
+        "Luther wrote the theses in 1517 [2]. He said Christians must follow Christ [1]."
+    )
+    assert [c.n for c in out.citations] == [1, 2]
+
+
+def test_recite_keeps_one_marker() -> None:
+    assert recite("It is red [2] [3, 4].", 1) == "It is red [1]."

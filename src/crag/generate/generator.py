@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from crag.generate.citations import Source, check_citations, has_words, number_sources
 from crag.generate.language import detect_language, language_name
-from crag.generate.support import supported_sentences
+from crag.generate.support import SupportCheck, recite, supported_sentences
 from crag.models.llm.base import LLM, ChatRequest, Message, stream_chat
 from crag.types import Citation, Strip
 
@@ -155,6 +155,11 @@ class Generator:
             return Generated(refusal_text(language, reason, "model"), [], True, language, sources)
         text, citations, notes = check_citations(rest, sources)
         checks = supported_sentences(text, question, {s.n: s.text for s in sources}, language)
+        if self.min_support > 0:
+            checks, recited = self._recite(checks)
+            if recited:
+                notes.extend(recited)
+                text, citations, _ = check_citations(" ".join(c.sentence for c in checks), sources)
         support = min((c.support for c in checks), default=1.0)
         if self.min_support > 0:
             dropped = [c for c in checks if c.support < self.min_support]
@@ -177,3 +182,19 @@ class Generator:
         if result.finish_reason == "length":
             notes.append(f"answer cut at max_tokens={self.max_tokens}")
         return Generated(text, citations, False, language, sources, notes, support)
+
+    def _recite(self, checks: list[SupportCheck]) -> tuple[list[SupportCheck], list[str]]:
+        """Point a sentence its cited sources do not support at the one source that does
+        (a wrong `[n]` is the commonest slip of small models); the claim meets the same bar."""
+        out: list[SupportCheck] = []
+        notes: list[str] = []
+        for c in checks:
+            if c.support < self.min_support and c.best and c.best_support >= self.min_support:
+                sentence = recite(c.sentence, c.best)
+                notes.append(
+                    f"re-cited a sentence to [{c.best}] (support {c.best_support:.2f}; its "
+                    f"citation {list(c.cited)} gave {c.support:.2f}): {c.sentence!r}"
+                )
+                c = SupportCheck(sentence, (c.best,), c.best_support, c.best, c.best_support)
+            out.append(c)
+        return out, notes

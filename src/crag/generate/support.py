@@ -11,16 +11,24 @@ answer left with nothing is a refusal. This is a lexical check, cheap and strict
 Sentences are cut by `answer_sentences`, so a marker after the full stop stays with its
 sentence, and a piece with no words at all (an answer that is only "[3]") has support 0: it
 says nothing a source could back, and must not pass as a fully supported sentence.
+
+Small models often state a sourced fact but cite the wrong number ("… false assurances [2]"
+when [1] says it): dropping such a sentence turns a right answer into a refusal (3 of the 4
+answers lost this way in a 40-question SQuAD run). So each cited sentence also records the
+single source that supports it best; the generator re-cites a sentence to that source when
+it, and not the cited one, reaches `min_support`. The claim is held to the same bar; only the
+pointer is corrected, and the correction is named in the trace.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from crag.generate.citations import MARK, answer_sentences, cited_numbers, has_words
 from crag.index.analyzer import Analyzer
 
-__all__ = ["SupportCheck", "supported_sentences"]
+__all__ = ["SupportCheck", "recite", "supported_sentences"]
 
 _FUNCTION_WORDS = {
     "english": "the a an is are was were be been being of in on at to for with and or by it its "
@@ -37,6 +45,8 @@ class SupportCheck:
     sentence: str
     cited: tuple[int, ...]
     support: float
+    best: int | None = None  # the single source that supports the sentence best (cited ones only)
+    best_support: float = 0.0
 
 
 def supported_sentences(
@@ -59,5 +69,24 @@ def supported_sentences(
             support = 0.0  # markers and punctuation only
         else:
             support = 1.0 if not content else len(content & backing) / len(content)
-        checks.append(SupportCheck(sentence, cited, support))
+        best, best_support = None, 0.0
+        if cited and content and support < 1.0:
+            best, best_support = max(
+                ((n, len(content & terms) / len(content)) for n, terms in source_terms.items()),
+                key=lambda pair: pair[1],
+                default=(None, 0.0),
+            )
+        checks.append(SupportCheck(sentence, cited, support, best, best_support))
     return checks
+
+
+def recite(sentence: str, n: int) -> str:
+    """`sentence` citing source `n` alone: its first marker becomes `[n]`, the others go."""
+    first = True
+
+    def swap(_: object) -> str:
+        nonlocal first
+        out, first = (f"[{n}]" if first else ""), False
+        return out
+
+    return re.sub(r"\s+([.,;:!?…])", r"\1", MARK.sub(swap, sentence)).strip()
