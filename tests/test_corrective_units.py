@@ -62,6 +62,19 @@ def test_sentences_keep_abbreviations_and_drop_headings() -> None:
     ]
 
 
+def test_sentences_keep_closing_quotes_and_brackets() -> None:
+    # The closing quote used to be eaten by the split: 'He said "stop.' reached the generator.
+    text = 'He said "stop." Then he left (at noon.) “Why?” she asked. Done!\n\nNext line'
+    assert sentences(text) == [
+        'He said "stop."',
+        "Then he left (at noon.)",
+        "“Why?” she asked.",
+        "Done!",
+        "Next line",
+    ]
+    assert "".join(sentences(text)).replace(" ", "") == text.replace(" ", "").replace("\n", "")
+
+
 def test_decompose_modes() -> None:
     text = " ".join(f"Sentence number {i} is here." for i in range(7))
     c = chunk(text)

@@ -28,7 +28,12 @@ from crag.types import Chunk, Strip
 __all__ = ["RefineMode", "Refiner", "decompose", "sentences"]
 
 RefineMode = Literal["selection", "excerption", "fixed_num"]
-_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[A-ZÀ-ÖØ-ÞÇĞİÖŞÜ0-9])|\n\s*\n")
+# A sentence ends at `.`/`!`/`?`/`…` and any closing quotes or brackets after it (kept with the
+# sentence), before whitespace and a capital or digit (possibly opening a quote); or at a blank
+# line. The split happens at group "gap" (the whitespace) only, so no character is lost.
+_SENTENCE_END = re.compile(
+    r"[.!?…][\"'”’)\]]*(?P<gap>\s+)(?=[\"'“‘(\[]?[A-ZÀ-ÖØ-ÞÇĞİÖŞÜ0-9])|(?P<blank>\n\s*\n)"
+)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
 
 
@@ -37,12 +42,23 @@ _ABBREVIATION = re.compile(
 )
 
 
+def _split(text: str) -> list[str]:
+    pieces: list[str] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        gap = match.span("gap") if match.group("gap") else match.span("blank")
+        pieces.append(text[start : gap[0]])
+        start = gap[1]
+    pieces.append(text[start:])
+    return pieces
+
+
 def sentences(text: str) -> list[str]:
     """Sentences of `text`, whitespace collapsed, Markdown heading lines removed."""
     text = _HEADING.sub("\n\n", text)
     out: list[str] = []
-    for piece in _SENTENCE_END.split(text):
-        piece = " ".join(piece.split()) if piece else ""
+    for piece in _split(text):
+        piece = " ".join(piece.split())
         if not piece:
             continue
         if out and _ABBREVIATION.search(out[-1]):
