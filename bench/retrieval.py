@@ -18,6 +18,8 @@ For each dataset a fresh index is built in a temporary data dir with crag's own 
   reordered by the cross-encoder, as `crag ask` does before keeping 5; its latency includes the
   retrieval. Questions are then drawn only from the evaluator's held-out "test" part
   (`crag.eval.splits.evaluator_part`), since the reranker was trained on the rest.
+  `--rerank-weights 1,0.7,...` adds one row per blend weight (`rerank.weight`: the reranker's
+  share, the rest the fused score); choose it with `--part calibrate`, report it on `--part test`.
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ class Question:
 
 # -- datasets ---------------------------------------------------------------------------
 def squad_questions(
-    path: Path, n: int, seed: int, held_out: bool = False
+    path: Path, n: int, seed: int, part: str | None = None
 ) -> tuple[list[Question], dict[str, Any]]:
     """(question, `title#paragraph_index`) pairs, the doc_id crag's SQuAD loader gives."""
     from crag.eval.splits import evaluator_part
@@ -80,7 +82,7 @@ def squad_questions(
         title = str(article.get("title") or f"article {a_idx}").replace("_", " ")
         for p_idx, para in enumerate(article["paragraphs"]):
             paragraphs += 1
-            if held_out and evaluator_part(para["context"]) != "test":
+            if part and evaluator_part(para["context"]) != part:
                 continue
             for qa in para.get("qas", []):
                 pairs.append(Question(qa["question"], f"{title}#{p_idx}"))
@@ -103,7 +105,7 @@ def nq_subset(
     limit: int,
     n: int,
     seed: int,
-    held_out: bool = False,
+    part: str | None = None,
 ) -> tuple[Path, list[Question], dict[str, Any]]:
     """Sample questions (seeded); index their gold passages plus random others, `limit` in all.
 
@@ -114,8 +116,8 @@ def nq_subset(
     from crag.eval.splits import evaluator_part
 
     all_qs = [json.loads(line) for line in questions.open(encoding="utf-8") if line.strip()]
-    if held_out:
-        all_qs = [q for q in all_qs if evaluator_part(q["gold_passage"]) == "test"]
+    if part:
+        all_qs = [q for q in all_qs if evaluator_part(q["gold_passage"]) == part]
     rng = random.Random(seed)
     order = list(range(len(all_qs)))
     rng.shuffle(order)
@@ -268,11 +270,15 @@ def first_gold_rank(hits: list[Any], gold: str) -> int | None:
 
 
 def measure_retrieval(
-    retriever: Any, questions: list[Question], reranker: Any = None
+    retriever: Any,
+    questions: list[Question],
+    reranker: Any = None,
+    weights: tuple[float, ...] = (1.0,),
 ) -> dict[str, Any]:
     from crag.models.reranker import rerank
 
-    labels = [label for label, _, _ in MODES] + ([RERANKED] if reranker else [])
+    blends = {(RERANKED if w == 1.0 else f"{RERANKED} w={w:g}"): w for w in weights}
+    labels = [label for label, _, _ in MODES] + (list(blends) if reranker else [])
     for _, mode, fusion in MODES:  # warm SQLite pages, Chroma's HNSW index, the query path
         retriever.search("warm up query", K, mode=mode, fusion=fusion)
     if reranker:
@@ -286,11 +292,12 @@ def measure_retrieval(
             lat_ms[label].append((time.perf_counter() - t0) * 1000)
             ranks[label].append(first_gold_rank(hits, q.gold))
         if reranker:
-            t0 = time.perf_counter()
-            hits = retriever.search(q.text, K, mode="hybrid", fusion="weighted")
-            hits = rerank(reranker, q.text, hits, K)
-            lat_ms[RERANKED].append((time.perf_counter() - t0) * 1000)
-            ranks[RERANKED].append(first_gold_rank(hits, q.gold))
+            for label, weight in blends.items():  # scores are cached: later blends cost ~0
+                t0 = time.perf_counter()
+                hits = retriever.search(q.text, K, mode="hybrid", fusion="weighted")
+                hits = rerank(reranker, q.text, hits, K, weight)
+                lat_ms[label].append((time.perf_counter() - t0) * 1000)
+                ranks[label].append(first_gold_rank(hits, q.gold))
     out: dict[str, Any] = {}
     n = len(questions)
     for label in labels:
@@ -340,7 +347,7 @@ def run_dataset(name: str, args: argparse.Namespace) -> dict[str, Any]:
         if name == "squad":
             corpus = SQUAD_PATH
             questions, info = squad_questions(
-                SQUAD_PATH, args.questions, args.seed, held_out=bool(args.rerank)
+                SQUAD_PATH, args.questions, args.seed, part=args.part if args.rerank else None
             )
         else:
             corpus, questions, info = nq_subset(
@@ -350,7 +357,7 @@ def run_dataset(name: str, args: argparse.Namespace) -> dict[str, Any]:
                 args.nq_limit,
                 args.questions,
                 args.seed,
-                held_out=bool(args.rerank),
+                part=args.part if args.rerank else None,
             )
         info["questions_evaluated"] = len(questions)
         settings = load_settings(data_dir=work / "data", collection=f"bench-{name}")
@@ -382,7 +389,7 @@ def run_dataset(name: str, args: argparse.Namespace) -> dict[str, Any]:
 
                 reranker = make_reranker(args.rerank)
             quality = measure_retrieval(
-                HybridRetriever(index, settings.retrieval), questions, reranker
+                HybridRetriever(index, settings.retrieval), questions, reranker, args.weights
             )
             eval_s = time.perf_counter() - t0
         finally:
@@ -493,8 +500,22 @@ def main(argv: list[str] | None = None) -> int:
         default="crag-evaluator",
         help="cross-encoder for the reranked row ('' = none; questions then from all parts)",
     )
+    parser.add_argument(
+        "--rerank-weights",
+        default="1",
+        help="comma list of reranker weights, one reranked row each (1 = reranker alone; "
+        "w < 1 blends in the fused score; only the first row's latency includes the model)",
+    )
+    parser.add_argument(
+        "--part",
+        default="test",
+        choices=["train", "calibrate", "test"],
+        help="evaluator split the questions come from when reranking: choose a weight on "
+        "'calibrate', report it on 'test'",
+    )
     parser.add_argument("--out", default="retrieval", help="JSON path or name under bench/results")
     args = parser.parse_args(argv)
+    args.weights = tuple(float(w) for w in args.rerank_weights.split(",") if w.strip())
     names = [d.strip() for d in args.datasets.split(",") if d.strip()]
     unknown = set(names) - {"squad", "nq"}
     if unknown:

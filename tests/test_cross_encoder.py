@@ -85,7 +85,15 @@ def test_pipeline_shares_one_cross_encoder_for_rerank_and_evaluate(sample_index)
     settings = settings.model_copy(deep=True)
     settings.evaluate.method = "cross-encoder"
     settings.rerank.model = "crag-evaluator"
+    settings.rerank.weight = 0.6
     pipeline = build_pipeline(settings, index)
     c = pipeline.components
     assert c.reranker is c.evaluator and isinstance(c.evaluator, CrossEncoderEvaluator)
     assert (c.trigger.upper, c.trigger.lower) == calibrated_thresholds(PACKAGED_EVALUATOR)
+    assert c.rerank_weight == 0.6
+    for event in pipeline.stream("What do honeybees do?", mode="rag"):  # stop before generating
+        if event[:2] == ("node", "rerank"):
+            top = event[2]["reranked"]
+            break
+    assert top and all("rerank" in h.scores for h in top)
+    assert any(h.score != h.scores["rerank"] for h in top)  # the fused score counts too

@@ -57,3 +57,35 @@ def test_missing_cross_encoder_is_a_clear_error(tmp_path: Path) -> None:
     reranker = make_reranker(str(tmp_path / "no-such-model"))
     with pytest.raises(ModelLoadError, match="cannot load evaluator model"):
         reranker.score("q", ["text"])
+
+
+class FixedScores:
+    """A reranker with set scores: the blend's arithmetic is what is under test here."""
+
+    name = "fixed"
+
+    def __init__(self, scores: list[float]) -> None:
+        self.scores = scores
+
+    def score(self, query: str, texts: list[str]) -> list[float]:
+        return self.scores[: len(texts)]
+
+
+def test_weight_blends_the_reranker_with_the_normalised_fused_score() -> None:
+    # fused 1, 1/2, 1/3 → normalised 1, 0.25, 0; the reranker prefers the last.
+    reranker = FixedScores([0.1, 0.2, 0.9])
+    alone = rerank(reranker, "q", hits(["a", "b", "c"]), top_k=3, weight=1.0)
+    assert [h.id for h in alone] == ["c2", "c1", "c0"]
+    blended = rerank(reranker, "q", hits(["a", "b", "c"]), top_k=3, weight=0.5)
+    # c0: 0.5·0.1 + 0.5·1 = 0.55; c2: 0.45; c1: 0.5·0.2 + 0.5·0.25 = 0.225
+    assert [h.id for h in blended] == ["c0", "c2", "c1"]
+    assert [round(h.score, 3) for h in blended] == [0.55, 0.45, 0.225]
+    assert [h.scores["rerank"] for h in blended] == [0.1, 0.9, 0.2]  # the model's own score kept
+    fused_only = rerank(reranker, "q", hits(["a", "b", "c"]), top_k=2, weight=0.0)
+    assert [h.id for h in fused_only] == ["c0", "c1"]
+
+
+def test_weight_with_equal_fused_scores_does_not_divide_by_zero() -> None:
+    same = [ScoredChunk(chunk=h.chunk, score=0.5, scores={}) for h in hits(["a", "b"])]
+    out = rerank(FixedScores([0.2, 0.8]), "q", same, top_k=2, weight=0.5)
+    assert [h.id for h in out] == ["c1", "c0"]

@@ -159,7 +159,7 @@ def search(
     retriever = HybridRetriever(index, settings.retrieval)
     k = k or settings.retrieval.top_k
     hits = retriever.search(query, k, mode=mode, fusion=fusion)  # type: ignore[arg-type]
-    hits = rerank(make_reranker(settings.rerank.model), query, hits, k)
+    hits = rerank(make_reranker(settings.rerank.model), query, hits, k, settings.rerank.weight)
     if as_json:
         out = [
             {

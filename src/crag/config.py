@@ -110,6 +110,12 @@ class RetrievalSettings(BaseModel):
     candidates: int = Field(50, ge=1, description="Hits taken from each retriever before fusion.")
 
 
+# Chosen on the evaluator's "calibrate" questions (python -m bench.retrieval --part calibrate
+# --rerank-weights ...): crag-evaluator learned "holds the answer", not "is about the question",
+# and alone it lowers recall@5; blended with the fused score it raises it. See the README.
+WEIGHT_DEFAULT = 0.7
+
+
 class RerankSettings(BaseModel):
     model: str | None = Field(
         None,
@@ -120,6 +126,15 @@ class RerankSettings(BaseModel):
         ),
     )
     top_k: int = Field(5, ge=1, description="Chunks kept after reranking (seed: 5).")
+    weight: float = Field(
+        WEIGHT_DEFAULT,
+        ge=0,
+        le=1,
+        description=(
+            "Share of the reranker's score in the final order; the rest is the fused retrieval "
+            "score, min-max normalised over the candidates (1 = reranker alone)."
+        ),
+    )
 
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

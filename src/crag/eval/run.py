@@ -153,7 +153,7 @@ def _fingerprint(plan: EvalPlan) -> dict[str, Any]:
         "split": plan.config.split,
         **_setup(s),
         "retrieval": [s.retrieval.mode, s.retrieval.fusion, s.retrieval.top_k],
-        "rerank": [s.rerank.model, s.rerank.top_k],
+        "rerank": [s.rerank.model, s.rerank.top_k, *([s.rerank.weight] if s.rerank.model else [])],
         "refine": s.refine.mode,
     }
     if "self-crag" in plan.modes:  # only then: runs without it stay resumable as they were

@@ -33,14 +33,28 @@ class PassThroughReranker:
 
 
 def rerank(
-    reranker: Reranker, query: str, hits: list[ScoredChunk], top_k: int
+    reranker: Reranker, query: str, hits: list[ScoredChunk], top_k: int, weight: float = 1.0
 ) -> list[ScoredChunk]:
-    """Order `hits` by the reranker's scores (stable for ties) and keep `top_k`."""
+    """Order `hits` by the reranker's scores (stable for ties) and keep `top_k`.
+
+    `weight` < 1 blends in the retrieval score: final = weight · reranker + (1 − weight) ·
+    fused score min-max normalised over `hits`. A reranker trained for another notion of
+    relevance (crag's evaluator learned "holds the answer") then reorders the head of the
+    list without throwing away what hybrid retrieval already ranked well (score interpolation,
+    standard with first-stage retrievers). The reranker's own score stays in `scores`.
+    """
     scores = reranker.score(query, [h.chunk.text for h in hits])
     if scores is None:
         return hits[:top_k]
+    fused = [h.score for h in hits]
+    low, high = min(fused, default=0.0), max(fused, default=0.0)
+    span = (high - low) or 1.0
     rescored = [
-        replace(h, score=s, scores={**h.scores, "rerank": s})
+        replace(
+            h,
+            score=weight * s + (1 - weight) * (h.score - low) / span,
+            scores={**h.scores, "rerank": s},
+        )
         for h, s in zip(hits, scores, strict=True)
     ]
     order = sorted(range(len(rescored)), key=lambda i: -rescored[i].score)

@@ -206,6 +206,7 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
         "policy": make_policy(settings),
         "retrieve_k": settings.retrieval.top_k,
         "rerank_k": settings.rerank.top_k,
+        "rerank_weight": settings.rerank.weight,
     }
     parts.update(overrides)
     return Pipeline(Components(**parts))

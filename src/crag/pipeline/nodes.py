@@ -46,7 +46,9 @@ def make_nodes(c: Components) -> dict[str, Callable[[CragState], dict[str, Any]]
             if c.reranker is None:
                 top = state["retrieved"][: c.rerank_k]
             else:
-                top = rerank(c.reranker, state["question"], state["retrieved"], c.rerank_k)
+                top = rerank(
+                    c.reranker, state["question"], state["retrieved"], c.rerank_k, c.rerank_weight
+                )
         trace.reranked = [_hit(h) for h in top]
         return {"reranked": top}
 

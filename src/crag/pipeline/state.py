@@ -63,3 +63,4 @@ class Components:
     policy: ReflectPolicy = field(default_factory=ReflectPolicy)
     retrieve_k: int = 20
     rerank_k: int = 5
+    rerank_weight: float = 1.0  # share of the reranker's score; the rest is the fused score
