@@ -109,6 +109,22 @@ def test_interrupted_run_then_resumed_asks_each_pair_once(tmp_path: Path) -> Non
     assert third.asked == []  # nothing pending: no warm-up either
 
 
+def test_order_mode_runs_every_question_through_one_mode_first_and_resumes(
+    tmp_path: Path,
+) -> None:
+    first = Recorder(fail_at=4)  # stopped inside the second mode
+    with pytest.raises(KeyboardInterrupt):
+        Harness(first, Lookup(), ResultsFile(tmp_path)).run(
+            ITEMS, MODES, warm_up=False, order="mode"
+        )
+    assert first.asked == [(it.question, "rag") for it in ITEMS] + [("Question 1?", "crag")]
+    second = Recorder()
+    Harness(second, Lookup(), ResultsFile(tmp_path)).run(ITEMS, MODES, warm_up=False, order="mode")
+    assert second.asked == [("Question 2?", "crag"), ("Question 3?", "crag")]
+    with pytest.raises(CragError, match="--order 'random'"):
+        Harness(Recorder(), Lookup(), ResultsFile(tmp_path)).pending(ITEMS, MODES, "random")
+
+
 def test_record_holds_trace_units_gold_rank_and_gold_in_context(tmp_path: Path) -> None:
     h = Harness(Recorder(), Lookup(), ResultsFile(tmp_path))
     r = h.ask(ITEMS[0], "crag")

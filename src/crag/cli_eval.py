@@ -131,6 +131,14 @@ def eval_command(
             "(its 'test' part: crag.eval.splits.evaluator_part)."
         ),
     ] = False,
+    order: Annotated[
+        str,
+        typer.Option(
+            help="question: each question in every mode, then the next (load hits modes alike); "
+            "mode: all questions through one mode, then the next (fair latency for self-crag, "
+            "which otherwise reuses crag's prompts from the model's prompt cache)."
+        ),
+    ] = "question",
 ) -> None:
     """Evaluate crag on a question set: accuracy, refusals, recall, verdicts, latency."""
     from crag.eval.run import EvalConfig, plan_eval, run_eval
@@ -148,6 +156,7 @@ def eval_command(
         language=language,
         unanswerable_share=unanswerable_share,
         evaluator_held_out=evaluator_held_out,
+        order=order,
     )
     plan = plan_eval(config, load_settings())
     for note in plan.notes:

@@ -35,6 +35,7 @@ __all__ = [
 
 KNOWN_MODES = ("rag", "crag", "self-crag", "self-rag")
 MAX_ERRORS_IN_A_ROW = 5
+ORDERS = ("question", "mode")
 # not a dataset question: llama.cpp's prompt cache must not speed up a measured one
 WARM_UP = "What is this collection about?"
 
@@ -113,24 +114,43 @@ class Harness:
         self.progress = progress or _NoProgress()
 
     def pending(
-        self, items: Sequence[EvalItem], modes: Sequence[str]
+        self, items: Sequence[EvalItem], modes: Sequence[str], order: str = "question"
     ) -> list[tuple[EvalItem, str]]:
-        """(question, mode) pairs with no successful result yet, in run order."""
+        """(question, mode) pairs with no successful result yet, in run order.
+
+        `order="question"` asks each question in every mode before the next question, so load
+        from other work hits the modes alike; `"mode"` runs all questions through one mode,
+        then the next, so no mode finds another's prompts in the model server's prompt cache
+        (self-crag reuses crag's: its latency reads low when asked right after it).
+        """
+        if order not in ORDERS:
+            raise CragError(f"--order {order!r}: use {' or '.join(ORDERS)}")
+        pairs = (
+            [(item, mode) for item in items for mode in modes]
+            if order == "question"
+            else [(item, mode) for mode in modes for item in items]
+        )
         out = []
-        for item in items:
-            for mode in modes:
-                record = self.results.records.get((item.id, mode))
-                if record is None or record.get("error"):
-                    out.append((item, mode))
+        for item, mode in pairs:
+            record = self.results.records.get((item.id, mode))
+            if record is None or record.get("error"):
+                out.append((item, mode))
         return out
 
-    def run(self, items: Sequence[EvalItem], modes: Sequence[str], *, warm_up: bool = True) -> int:
+    def run(
+        self,
+        items: Sequence[EvalItem],
+        modes: Sequence[str],
+        *,
+        warm_up: bool = True,
+        order: str = "question",
+    ) -> int:
         """Ask every pending pair; returns how many were asked.
 
         With `warm_up`, one throw-away question per mode is asked first, so that loading the
         models (seconds on a CPU) is not counted in the first question's latency.
         """
-        todo = self.pending(items, modes)
+        todo = self.pending(items, modes, order)
         if warm_up and todo:
             for mode in dict.fromkeys(m for _, m in todo):
                 with suppress(CragError):  # the real run records errors

@@ -22,7 +22,7 @@ from typing import Any
 from crag.config import Settings
 from crag.errors import CragError
 from crag.eval.datasets import EvalDataset, EvalItem, load_dataset, select_items
-from crag.eval.harness import EvalProgress, Harness, check_modes
+from crag.eval.harness import ORDERS, EvalProgress, Harness, check_modes
 from crag.eval.kb import default_collection, detect_language, language_settings, split_kb, tag_parts
 from crag.eval.report import write_report
 from crag.eval.results import ResultsFile, check_fingerprint, locked
@@ -51,6 +51,7 @@ class EvalConfig:
     language: str = "auto"
     unanswerable_share: float | None = None
     evaluator_held_out: bool = False  # only the trained evaluator's held-out "test" part
+    order: str = "question"  # or "mode": every question through one mode, then the next
 
 
 @dataclass(slots=True)
@@ -92,6 +93,8 @@ def plan_eval(config: EvalConfig, settings: Settings) -> EvalPlan:
         raise CragError("--unanswerable-share must be within 0..1")
     if config.parts and (not config.split or config.parts - PARTS):
         raise CragError("--parts takes kb, web, held_out and needs --split")
+    if config.order not in ORDERS:
+        raise CragError(f"--order {config.order!r}: use {' or '.join(ORDERS)}")
     modes = check_modes(config.modes, probe_graph)
     data = load_dataset(config.dataset, config.kb)
     if not config.collection and not data.kb:
@@ -217,7 +220,7 @@ def run_eval(
             harness.progress = progress or harness.progress
             if harness.pending(plan.items, plan.modes):
                 log("loading models (one warm-up question per mode)…")
-            harness.run(plan.items, plan.modes)
+            harness.run(plan.items, plan.modes, order=plan.config.order)
         finally:
             index.close()
         records = [
@@ -241,6 +244,7 @@ def run_eval(
                 "parts": sorted(c.parts) if c.parts else None,
                 "unanswerable_share": c.unanswerable_share,
                 "evaluator_held_out": c.evaluator_held_out, "language": plan.language,
+                "order": c.order,
                 **_setup(s), "web_configured": web, "machine": machine, "started": started,
                 "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             },
