@@ -45,7 +45,7 @@ class SupportCheck:
     sentence: str
     cited: tuple[int, ...]
     support: float
-    best: int | None = None  # the single source that supports the sentence best (cited ones only)
+    best: int | None = None  # the source backing it best (for a cited, not fully backed sentence)
     best_support: float = 0.0
 
 
