@@ -30,6 +30,7 @@ __all__ = [
     "EvalProgress",
     "Harness",
     "check_modes",
+    "check_order",
     "normalise_mode",
 ]
 
@@ -61,6 +62,12 @@ class _NoProgress:
 def normalise_mode(name: str) -> str:
     """'Self_CRAG' → 'self-crag': mode names are compared in one spelling."""
     return name.strip().lower().replace("_", "-")
+
+
+def check_order(order: str) -> None:
+    """Refuse an unknown `--order` (checked before any model loads, and by `pending`)."""
+    if order not in ORDERS:
+        raise CragError(f"--order {order!r}: use {' or '.join(ORDERS)}")
 
 
 def check_modes(modes: Sequence[str], graph_for: Callable[[str], object]) -> list[str]:
@@ -123,8 +130,7 @@ class Harness:
         then the next, so no mode finds another's prompts in the model server's prompt cache
         (self-crag reuses crag's: its latency reads low when asked right after it).
         """
-        if order not in ORDERS:
-            raise CragError(f"--order {order!r}: use {' or '.join(ORDERS)}")
+        check_order(order)
         pairs = (
             [(item, mode) for item in items for mode in modes]
             if order == "question"

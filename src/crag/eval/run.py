@@ -22,7 +22,7 @@ from typing import Any
 from crag.config import Settings
 from crag.errors import CragError
 from crag.eval.datasets import EvalDataset, EvalItem, load_dataset, select_items
-from crag.eval.harness import ORDERS, EvalProgress, Harness, check_modes
+from crag.eval.harness import EvalProgress, Harness, check_modes, check_order
 from crag.eval.kb import default_collection, detect_language, language_settings, split_kb, tag_parts
 from crag.eval.report import write_report
 from crag.eval.results import ResultsFile, check_fingerprint, locked
@@ -93,8 +93,7 @@ def plan_eval(config: EvalConfig, settings: Settings) -> EvalPlan:
         raise CragError("--unanswerable-share must be within 0..1")
     if config.parts and (not config.split or config.parts - PARTS):
         raise CragError("--parts takes kb, web, held_out and needs --split")
-    if config.order not in ORDERS:
-        raise CragError(f"--order {config.order!r}: use {' or '.join(ORDERS)}")
+    check_order(config.order)
     modes = check_modes(config.modes, probe_graph)
     data = load_dataset(config.dataset, config.kb)
     if not config.collection and not data.kb:
