@@ -82,11 +82,9 @@ def supported_sentences(
 
 def recite(sentence: str, n: int) -> str:
     """`sentence` citing source `n` alone: its first marker becomes `[n]`, the others go."""
-    first = True
-
-    def swap(_: object) -> str:
-        nonlocal first
-        out, first = (f"[{n}]" if first else ""), False
-        return out
-
-    return re.sub(r"\s+([.,;:!?…])", r"\1", MARK.sub(swap, sentence)).strip()
+    first = MARK.search(sentence)
+    if first is None:
+        return sentence
+    rest = MARK.sub("", sentence[first.end() :])
+    out = f"{sentence[: first.start()]}[{n}]{rest}"
+    return re.sub(r"\s+([.,;:!?…])", r"\1", out).strip()
