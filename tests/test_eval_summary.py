@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from crag.eval.report import write_report
+from crag.eval.report import _count_label, write_report
 from crag.eval.summary import expects_answer, summarize
 
 
@@ -183,3 +183,23 @@ def test_report_writes_summary_markdown_and_pngs(tmp_path: Path) -> None:
         png = paths[kind].read_bytes()
         assert png.startswith(b"\x89PNG") and len(png) > 5000
         assert f"]({paths[kind].name})" in md
+
+
+def test_verdict_counts_too_thin_to_hold_text_are_written_beside_the_bar() -> None:
+    """A 2-question sliver of a 120-question stack gets its count beside the bar, in dark
+    text; a tall segment keeps it inside, in white; an empty one gets none."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    thin, tall, empty = ax.bar(["a", "b", "c"], [2, 118, 0], 0.55)
+    for bar, count in ((thin, 2), (tall, 118), (empty, 0)):
+        _count_label(ax, bar, count, tallest=120)
+    texts = {t.get_text(): t for t in ax.texts}
+    plt.close(fig)
+    assert set(texts) == {"2", "118"}
+    assert texts["2"].get_ha() == "left" and texts["2"].get_color() == "black"
+    assert texts["2"].get_position()[0] > thin.get_x() + thin.get_width()
+    assert texts["118"].get_ha() == "center" and texts["118"].get_color() == "white"

@@ -276,11 +276,13 @@ def write_plots(summary: dict[str, Any], out_dir: Path) -> dict[str, str]:
         labels = [f"{m}\n{lab}" if len(judged) > 1 else lab for m, _, lab in groups]
         bottoms = [0.0] * len(groups)
         palette = {"correct": "#2e7d32", "ambiguous": "#f9a825", "incorrect": "#c62828"}
+        confusion = [modes[m]["evaluator"]["confusion"][key] for m, key, _ in groups]
+        tallest = max((sum(c[v] for v in VERDICTS) for c in confusion), default=0)
         for v in VERDICTS:
-            vals = [modes[m]["evaluator"]["confusion"][key][v] for m, key, _ in groups]
+            vals = [c[v] for c in confusion]
             bars = ax.bar(labels, vals, 0.55, bottom=bottoms, label=v.upper(), color=palette[v])
-            ax.bar_label(bars, labels=[str(x) if x else "" for x in vals], label_type="center",
-                         fontsize=8, color="white")  # fmt: skip
+            for bar, x in zip(bars, vals, strict=True):
+                _count_label(ax, bar, x, tallest)
             bottoms = [b + x for b, x in zip(bottoms, vals, strict=True)]
         ax.set_ylabel("questions")
         ax.set_title(f"Evaluator verdicts\n{title}")
@@ -291,6 +293,19 @@ def write_plots(summary: dict[str, Any], out_dir: Path) -> dict[str, str]:
         plt.close(fig)
         drawn["verdicts"] = PLOTS["verdicts"]
     return drawn
+
+
+def _count_label(ax: Any, bar: Any, count: int, tallest: float) -> None:
+    """A segment's count: white inside it when it is tall enough to hold the text, else dark
+    beside the bar (a 2-question sliver of a 120-question stack cannot hold a label)."""
+    if not count:
+        return
+    y = bar.get_y() + bar.get_height() / 2
+    if bar.get_height() >= 0.06 * tallest:
+        x, align, color = bar.get_x() + bar.get_width() / 2, "center", "white"
+    else:
+        x, align, color = bar.get_x() + bar.get_width() + 0.03, "left", "black"
+    ax.text(x, y, str(count), ha=align, va="center", fontsize=8, color=color)
 
 
 def write_report(summary: dict[str, Any], out_dir: Path) -> dict[str, Path]:
