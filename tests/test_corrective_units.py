@@ -11,6 +11,7 @@ import pytest
 from crag.errors import ModelLoadError
 from crag.evaluate import ActionTrigger, yes_probability
 from crag.generate import check_citations, detect_language, number_sources
+from crag.generate.support import recite
 from crag.models.llm.packaged import resolve_gguf
 from crag.refine import Refiner, decompose
 from crag.refine.strips import sentences
@@ -125,6 +126,13 @@ def test_citations_point_at_real_sources_and_bad_markers_are_removed() -> None:
     assert [c.n for c in cites] == [1, 2] and cites[0].chunk_id == "c1"
     assert cites[0].label.startswith("/docs/f1.txt")
     assert len(notes) == 2 and "[7]" in notes[0]
+
+
+def test_a_removed_marker_leaves_no_gap_before_punctuation_but_line_breaks_stay() -> None:
+    sources = number_sources([Strip("Alpha.", chunk("Alpha.", 1), 0)])
+    text, _, _ = check_citations("Is it alpha [9]?\n\nYes [1] !\nC [4] …", sources)
+    assert text == "Is it alpha?\n\nYes [1]!\nC…"
+    assert recite("It is red [2] [3, 4] !", 1) == "It is red [1]!"
 
 
 def test_language_detection() -> None:

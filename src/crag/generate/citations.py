@@ -25,6 +25,7 @@ __all__ = [
     "answer_sentences",
     "check_citations",
     "cited_numbers",
+    "close_gaps",
     "has_words",
     "number_sources",
 ]
@@ -33,6 +34,13 @@ MARK = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")  # [1] or [1, 3]
 # A sentence end followed by markers: "capital. [1]", "1937.[1][2]" (group 1: the end mark).
 _MARKS_AFTER_STOP = re.compile(r"([.!?…]+)((?:\s*\[\d+(?:\s*,\s*\d+)*\])+)")
 _WORD = re.compile(r"[^\W_]")  # a letter or digit
+_GAP = re.compile(r"[ \t]+([.,;:!?…])")  # "red [9]." with [9] removed leaves "red ."
+
+
+def close_gaps(text: str) -> str:
+    """Remove the space a dropped marker leaves before punctuation ("red ." → "red."), on the
+    line only: an answer's paragraphs keep their line breaks."""
+    return _GAP.sub(r"\1", text).strip()
 
 
 def has_words(text: str) -> bool:
@@ -116,7 +124,7 @@ def check_citations(text: str, sources: list[Source]) -> tuple[str, list[Citatio
         return "".join(f"[{n}]" for n in good)
 
     cleaned = MARK.sub(fix, text)
-    cleaned = re.sub(r"[ \t]+([.,;:])", r"\1", cleaned).strip()
+    cleaned = close_gaps(cleaned)
     citations = [
         Citation(
             n=n,

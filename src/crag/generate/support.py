@@ -22,10 +22,15 @@ pointer is corrected, and the correction is named in the trace.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from crag.generate.citations import MARK, answer_sentences, cited_numbers, has_words
+from crag.generate.citations import (
+    MARK,
+    answer_sentences,
+    cited_numbers,
+    close_gaps,
+    has_words,
+)
 from crag.index.analyzer import Analyzer
 
 __all__ = ["SupportCheck", "recite", "supported_sentences"]
@@ -87,4 +92,4 @@ def recite(sentence: str, n: int) -> str:
         return sentence
     rest = MARK.sub("", sentence[first.end() :])
     out = f"{sentence[: first.start()]}[{n}]{rest}"
-    return re.sub(r"\s+([.,;:!?…])", r"\1", out).strip()
+    return close_gaps(out)
