@@ -224,7 +224,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     f"{m}:{'✓' if row[m]['correct'] else ('∅' if row[m]['refused'] else '✗')}"
                     for m in modes
                 )
-                console.print(f"  {k}/{len(order)} [{group}] {marks}  {q['question'][:70]}")
+                console.print(  # markup off: "[kb]" would be read as a style tag
+                    f"  {k}/{len(order)} [{group}] {marks}  {q['question'][:70]}", markup=False
+                )
                 _write(args, settings, questions, rows, modes, partial=True)
         finally:
             index.close()
