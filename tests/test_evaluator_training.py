@@ -164,3 +164,47 @@ def test_train_checkpoints_and_resumes(tmp_path: Path) -> None:
     assert seen == [1, 2, 3, 3, 4]  # steps 3 and 4 after resuming from the step-2 checkpoint
     assert record["resumed_from"] == 2 and record["steps"] == 4
     assert (tmp_path / "model" / "config.json").exists()
+
+
+@pytest.mark.slow
+def test_build_pairs_reports_progress_per_question_and_reuses_mined_pairs(tmp_path: Path) -> None:
+    """Real index (crag's chunker, MiniLM, FTS5) over a small SQuAD file; progress counts every
+    train question once; a second call reads pairs.jsonl instead of mining again."""
+    from crag.evaluate.training.run import Sources, build_pairs
+
+    topics = ["bridge", "river", "castle", "harbour", "tower", "canal", "market", "garden"]
+    data = {
+        "data": [
+            {
+                "title": "Places",
+                "paragraphs": [
+                    {
+                        "context": f"The {t} number {i} was built in {1800 + 7 * i} by a guild.",
+                        "qas": [
+                            {
+                                "id": f"q{t}{i}",
+                                "question": f"When was the {t} number {i} built?",
+                                "answers": [{"text": str(1800 + 7 * i)}],
+                            }
+                        ],
+                    }
+                    for t in topics
+                    for i in range(5)
+                ],
+            }
+        ]
+    }
+    path = tmp_path / "places.json"
+    path.write_text(json.dumps(data))
+    expected = len(load_squad(path, "train"))
+    started: list[int] = []
+    ticks: list[None] = []
+    run = tmp_path / "run"
+    sources = Sources(squad=[path])
+    pairs = build_pairs(
+        sources, run, on_start=started.append, on_question=lambda: ticks.append(None)
+    )
+    assert expected > 0 and started == [expected] and len(ticks) == expected
+    assert sum(p.label == 1.0 for p in pairs) >= expected  # each question's gold chunk
+    again = build_pairs(sources, run, on_start=started.append)
+    assert again == pairs and started == [expected]  # reused, not mined again

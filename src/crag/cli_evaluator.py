@@ -104,8 +104,24 @@ def train(
     sources = _sources(
         squad, nq_questions, nq_passages, nq_limit, squad_limit, seed, distill_questions, collection
     )
-    console.print(f"mining pairs into {run / 'pairs.jsonl'} …")
-    pairs = build_pairs(sources, run, judge=judge, settings=settings, fresh=fresh)
+    console.print(f"pairs: {run / 'pairs.jsonl'}")
+    with Progress(
+        TextColumn("mining"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} questions"),
+        TimeRemainingColumn(),
+        console=console,
+    ) as progress:
+        task = progress.add_task("mine", total=None, visible=False)  # shown once sized
+        pairs = build_pairs(
+            sources,
+            run,
+            judge=judge,
+            settings=settings,
+            fresh=fresh,
+            on_start=lambda n: progress.update(task, total=n, visible=True),
+            on_question=lambda: progress.advance(task),
+        )
     console.print(f"{len(pairs)} pairs, {sum(p.label >= 0.5 for p in pairs)} positive")
     config = TrainConfig(base=base, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed)
     with Progress(

@@ -11,6 +11,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from crag.errors import LoaderError
 from crag.types import Chunk
 
 __all__ = ["DatasetIndex"]
@@ -29,7 +30,8 @@ class DatasetIndex:
         self.index = Index.open(self.settings)
         report = Ingestor(self.index, self.settings.ingest).ingest([kb_file])
         if not report.ok:
-            raise RuntimeError(f"could not index {kb_file}: {report}")
+            reasons = "; ".join(reason for _, reason in report.failed) or "nothing was indexed"
+            raise LoaderError(str(kb_file), f"could not index it for pair mining: {reasons}")
         self.retriever = HybridRetriever(self.index, self.settings.retrieval)
         self._by_unit: dict[str, list[Chunk]] = defaultdict(list)
         for info in self.index.sources():

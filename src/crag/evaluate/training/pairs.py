@@ -55,7 +55,7 @@ def _label(chunk: Chunk, q: LabelledQuestion) -> float | None:
 
 
 def mine_pairs(
-    questions: list[LabelledQuestion],
+    questions: Iterable[LabelledQuestion],
     search: Callable[[str, int], list[Chunk]],
     gold_chunks: Callable[[str], list[Chunk]],
     *,
@@ -89,7 +89,7 @@ def mine_pairs(
 
 
 def distill_pairs(
-    questions: list[str],
+    questions: Iterable[str],
     search: Callable[[str, int], list[Chunk]],
     judge: RetrievalEvaluator,
     *,

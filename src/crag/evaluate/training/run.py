@@ -7,17 +7,19 @@ resumes: mined pairs are kept in `pairs.jsonl`, training checkpoints in `checkpo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from crag.evaluate.base import RetrievalEvaluator
 from crag.evaluate.training.data import LabelledQuestion, Split, load_nq, load_squad, sample
 from crag.evaluate.training.pairs import Pair, distill_pairs, mine_pairs, read_pairs, write_pairs
 
 __all__ = ["Sources", "build_pairs", "labelled_questions"]
+
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -64,6 +66,15 @@ def one_thread() -> Iterator[None]:
         torch.set_num_threads(before)
 
 
+def _counted(items: Iterable[T], tick: Callable[[], None] | None) -> Iterator[T]:
+    """`items`, calling `tick` after each: progress without changing what is mined (the
+    miners' seeded sampling sees the same sequence)."""
+    for item in items:
+        yield item
+        if tick is not None:
+            tick()
+
+
 def build_pairs(
     sources: Sources,
     run: Path,
@@ -71,8 +82,14 @@ def build_pairs(
     judge: Callable[[], RetrievalEvaluator] | None = None,
     settings: Any = None,
     fresh: bool = False,
+    on_start: Callable[[int], None] | None = None,
+    on_question: Callable[[], None] | None = None,
 ) -> list[Pair]:
-    """Mine (or reuse) the run's training pairs: labelled data, then distillation."""
+    """Mine (or reuse) the run's training pairs: labelled data, then distillation.
+
+    `on_start(n)` is told how many questions will be mined, `on_question()` is called after
+    each (mining thousands of questions takes minutes: the CLI shows a progress bar).
+    """
     path = run / "pairs.jsonl"
     if path.exists() and not fresh:
         return read_pairs(path)
@@ -81,25 +98,35 @@ def build_pairs(
     by_index: dict[int, tuple[Any, list[LabelledQuestion]]] = {}
     for q, index in labelled_questions(sources, "train", run / "index"):
         by_index.setdefault(id(index), (index, []))[1].append(q)
+    questions = [
+        line.strip()
+        for line in (
+            sources.distill_questions.read_text(encoding="utf-8").splitlines()
+            if sources.distill_questions
+            else []
+        )
+        if line.strip()
+    ]
+    if on_start is not None:
+        on_start(sum(len(qs) for _, qs in by_index.values()) + len(questions))
     with one_thread():
         for n, (index, qs) in enumerate(by_index.values()):
-            pairs += mine_pairs(qs, index.search, index.gold_chunks, seed=sources.seed + n)
+            pairs += mine_pairs(
+                _counted(qs, on_question), index.search, index.gold_chunks, seed=sources.seed + n
+            )
     if sources.distill_questions:
         if judge is None or settings is None:
             raise ValueError("distillation needs a judge and the settings of the collection")
         from crag.index.retriever import HybridRetriever
         from crag.index.store import Index
 
-        questions = [
-            line.strip()
-            for line in sources.distill_questions.read_text(encoding="utf-8").splitlines()
-            if line.strip()
-        ]
         index = Index.open(settings)
         try:
             retriever = HybridRetriever(index, settings.retrieval)
             pairs += distill_pairs(
-                questions, lambda q, k: [h.chunk for h in retriever.search(q, k=k)], judge()
+                _counted(questions, on_question),
+                lambda q, k: [h.chunk for h in retriever.search(q, k=k)],
+                judge(),
             )
         finally:
             index.close()
