@@ -208,3 +208,42 @@ def test_build_pairs_reports_progress_per_question_and_reuses_mined_pairs(tmp_pa
     assert sum(p.label == 1.0 for p in pairs) >= expected  # each question's gold chunk
     again = build_pairs(sources, run, on_start=started.append)
     assert again == pairs and started == [expected]  # reused, not mined again
+
+
+@pytest.mark.slow
+def test_distillation_labels_a_users_collection_with_the_judge(tmp_path: Path) -> None:
+    """`--distill-questions`: each question's hits (and strips of the top two) are scored by
+    the judge — here the packaged cross-encoder, a real model — and kept as soft labels."""
+    from crag.config import load_settings
+    from crag.evaluate.training.run import Sources, build_pairs
+    from crag.index.store import Index
+    from crag.ingest.ingestor import Ingestor
+    from crag.models.cross_encoder import CrossEncoderEvaluator
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "bridge.txt").write_text("The Golden Gate Bridge opened to traffic in 1937.")
+    (docs / "bees.txt").write_text("Honey bees make honey from the nectar of flowers.")
+    (docs / "moon.txt").write_text("The Moon is about 384,400 kilometres from the Earth.")
+    settings = load_settings(data_dir=tmp_path / "data", collection="notes")
+    index = Index.open(settings)
+    try:
+        assert Ingestor(index, settings.ingest).ingest([docs]).ok
+    finally:
+        index.close()
+    questions = tmp_path / "questions.txt"
+    questions.write_text("When did the Golden Gate Bridge open?\n\nWhat do bees make honey from?\n")
+    ticks: list[None] = []
+    pairs = build_pairs(
+        Sources(distill_questions=questions, distill_collection="notes"),
+        tmp_path / "run",
+        judge=CrossEncoderEvaluator,
+        settings=settings,
+        on_question=lambda: ticks.append(None),
+    )
+    assert len(ticks) == 2 and {p.kind for p in pairs} == {"distilled"}
+    assert all(0.0 <= p.label <= 1.0 for p in pairs)
+    bridge = [p for p in pairs if p.question.startswith("When did the Golden")]
+    best = max(bridge, key=lambda p: p.label)
+    assert "1937" in best.passage and best.label > 0.5
+    assert all(p.label < best.label for p in bridge if "Golden Gate" not in p.passage)

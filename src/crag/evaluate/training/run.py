@@ -66,6 +66,14 @@ def one_thread() -> Iterator[None]:
         torch.set_num_threads(before)
 
 
+def _distill_questions(sources: Sources) -> list[str]:
+    """The distillation questions, one a line (blank lines skipped); none without a file."""
+    if sources.distill_questions is None:
+        return []
+    text = sources.distill_questions.read_text(encoding="utf-8")
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
 def _counted(items: Iterable[T], tick: Callable[[], None] | None) -> Iterator[T]:
     """`items`, calling `tick` after each: progress without changing what is mined (the
     miners' seeded sampling sees the same sequence)."""
@@ -98,15 +106,7 @@ def build_pairs(
     by_index: dict[int, tuple[Any, list[LabelledQuestion]]] = {}
     for q, index in labelled_questions(sources, "train", run / "index"):
         by_index.setdefault(id(index), (index, []))[1].append(q)
-    questions = [
-        line.strip()
-        for line in (
-            sources.distill_questions.read_text(encoding="utf-8").splitlines()
-            if sources.distill_questions
-            else []
-        )
-        if line.strip()
-    ]
+    questions = _distill_questions(sources)
     if on_start is not None:
         on_start(sum(len(qs) for _, qs in by_index.values()) + len(questions))
     with one_thread():
