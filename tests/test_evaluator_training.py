@@ -165,6 +165,32 @@ def test_train_checkpoints_and_resumes(tmp_path: Path) -> None:
     assert record["resumed_from"] == 2 and record["steps"] == 4
     assert (tmp_path / "model" / "config.json").exists()
 
+    # export: fp16 weights whose SHA-256 the loader checks, a card with the held-out metrics
+    from crag.evaluate.training.export import export_model
+    from crag.models.cross_encoder import CrossEncoderEvaluator
+
+    (tmp_path / "metrics.json").write_text(
+        json.dumps(
+            {
+                "results": [
+                    {"judge": "ce", "dataset": "nq", "pairs": 789, "positives": 202,
+                     "roc_auc": 0.8437, "accuracy@0.5": 0.7972, "pairs_per_s": 152.3},
+                    {"judge": "bi", "dataset": "nq", "pairs": 789, "positives": 202,
+                     "roc_auc": 0.667, "accuracy@0.5": 0.256, "pairs_per_s": 85.6},
+                ]
+            }
+        )
+    )  # fmt: skip
+    dest = tmp_path / "shipped"
+    manifest = export_model(tmp_path / "model", dest)
+    card = (dest / "README.md").read_text()
+    assert "| nq | 789 | 202 | 0.844 | 0.797 | 152 |" in card and "0.667" not in card
+    assert manifest["training"]["steps"] == 4
+    scores = CrossEncoderEvaluator(str(dest)).score("where is the lighthouse", ["Pharos."])
+    assert len(scores) == 1 and 0.0 <= scores[0] <= 1.0
+    bare = export_model(tmp_path / "model", tmp_path / "bare", metrics=tmp_path / "none.json")
+    assert bare["sha256"] and "Not measured" in (tmp_path / "bare" / "README.md").read_text()
+
 
 @pytest.mark.slow
 def test_build_pairs_reports_progress_per_question_and_reuses_mined_pairs(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from crag.cli import CollectionOpt, _settings, app, console, friendly
+from crag.errors import LoaderError
 
 __all__ = ["evaluator_app"]
 
@@ -191,13 +192,19 @@ def export_cmd(
     dest: Annotated[Path | None, typer.Option(help="Default: the packaged evaluator folder.")] = (
         None
     ),
+    metrics: Annotated[
+        Path | None,
+        typer.Option(help="bench/evaluator.py results for the card; default <run>/metrics.json."),
+    ] = None,
 ) -> None:
     """Write the shippable model: fp16 weights, SHA-256 manifest, model card."""
     from crag.evaluate.training.export import export_model
     from crag.models.cross_encoder import packaged_evaluator_dir
 
     target = dest or packaged_evaluator_dir()
-    manifest = export_model(model, target)
+    if metrics is not None and not metrics.is_file():
+        raise LoaderError(str(metrics), "no such file (a bench/evaluator.py results JSON)")
+    manifest = export_model(model, target, metrics=metrics)
     for name, digest in manifest["sha256"].items():
         size = (target / name).stat().st_size / 1e6
         console.print(f"{target / name}: {size:.1f} MB sha256 {digest}")

@@ -45,6 +45,9 @@ never trained on.
 ## Training
 {training}
 
+## Held-out metrics
+{metrics}
+
 ## Thresholds (action trigger)
 upper {upper}, lower {lower} — chosen on {calib_n} calibration questions to maximise verdict
 credit ({credit}); see `calibration.json` for the curve.
@@ -62,10 +65,41 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+def _metrics_table(results: dict[str, Any] | None) -> str:
+    """The cross-encoder's rows of a `bench/evaluator.py` results file, as a Markdown table."""
+    rows = [r for r in (results or {}).get("results", []) if r.get("judge") == "ce"]
+    if not rows:
+        return (
+            "Not measured at export. Measure on held-out pairs with\n"
+            "`python -m bench.evaluator --judges ce --model MODEL_DIR --out RUN/metrics.json`\n"
+            "and export again."
+        )
+    lines = [
+        "`python -m bench.evaluator` on pairs from test-part questions (never trained on):",
+        "",
+        "| dataset | pairs | positives | ROC-AUC | accuracy@0.5 | pairs/s |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r['dataset']} | {r['pairs']} | {r['positives']} | {r['roc_auc']:.3f} | "
+        f"{r['accuracy@0.5']:.3f} | {r['pairs_per_s']:.0f} |"
+        for r in rows
+    ]
+    return "\n".join(lines)
+
+
 def export_model(
-    model_dir: Path, dest: Path, *, out_hint: str = ".crag/evaluator"
+    model_dir: Path,
+    dest: Path,
+    *,
+    out_hint: str = ".crag/evaluator",
+    metrics: Path | None = None,
 ) -> dict[str, Any]:
-    """Write the shippable folder `dest` from a trained `model_dir` (and its run folder)."""
+    """Write the shippable folder `dest` from a trained `model_dir` (and its run folder).
+
+    `metrics`: a `bench/evaluator.py` results file for this model (default
+    `<run>/metrics.json` when it exists); its cross-encoder rows go into the model card.
+    """
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -78,6 +112,7 @@ def export_model(
     model.to(torch.float16).save_pretrained(dest, safe_serialization=True)
     tokenizer.save_pretrained(dest)
     training = _read(run / "training.json")
+    measured = _read(metrics) if metrics is not None else _read(run / "metrics.json")
     calibration = _read(model_dir / "calibration.json") or _read(run / "calibration.json")
     if calibration:
         (dest / "calibration.json").write_text(json.dumps(calibration, indent=2) + "\n")
@@ -120,6 +155,7 @@ def export_model(
                 },
                 indent=1,
             ),
+            metrics=_metrics_table(measured),
             upper=(calibration or {}).get("upper"),
             lower=(calibration or {}).get("lower"),
             calib_n=(calibration or {}).get("questions"),
