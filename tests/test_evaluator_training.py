@@ -188,7 +188,14 @@ def test_train_checkpoints_and_resumes(tmp_path: Path) -> None:
     assert manifest["training"]["steps"] == 4
     scores = CrossEncoderEvaluator(str(dest)).score("where is the lighthouse", ["Pharos."])
     assert len(scores) == 1 and 0.0 <= scores[0] <= 1.0
-    bare = export_model(tmp_path / "model", tmp_path / "bare", metrics=tmp_path / "none.json")
+    with pytest.raises(LoaderError, match=r"none\.json: no such file"):
+        export_model(tmp_path / "model", dest, metrics=tmp_path / "none.json")
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(LoaderError, match=r"bad\.json: could not read it"):
+        export_model(tmp_path / "model", dest, metrics=tmp_path / "bad.json")
+    assert (dest / "README.md").read_text() == card  # the earlier export is kept
+    (tmp_path / "metrics.json").unlink()
+    bare = export_model(tmp_path / "model", tmp_path / "bare")
     assert bare["sha256"] and "Not measured" in (tmp_path / "bare" / "README.md").read_text()
 
 

@@ -21,7 +21,6 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from crag.cli import CollectionOpt, _settings, app, console, friendly
-from crag.errors import LoaderError
 
 __all__ = ["evaluator_app"]
 
@@ -202,8 +201,6 @@ def export_cmd(
     from crag.models.cross_encoder import packaged_evaluator_dir
 
     target = dest or packaged_evaluator_dir()
-    if metrics is not None and not metrics.is_file():
-        raise LoaderError(str(metrics), "no such file (a bench/evaluator.py results JSON)")
     manifest = export_model(model, target, metrics=metrics)
     for name, digest in manifest["sha256"].items():
         size = (target / name).stat().st_size / 1e6

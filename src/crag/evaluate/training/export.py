@@ -16,6 +16,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from crag.errors import LoaderError
+
 __all__ = ["export_model"]
 
 CARD = """# crag-evaluator
@@ -104,6 +106,7 @@ def export_model(
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     run = model_dir.parent
+    measured = _read_metrics(metrics, run)  # before `dest` is replaced: a bad file keeps it
     model = AutoModelForSequenceClassification.from_pretrained(model_dir)
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     if dest.exists():
@@ -112,7 +115,6 @@ def export_model(
     model.to(torch.float16).save_pretrained(dest, safe_serialization=True)
     tokenizer.save_pretrained(dest)
     training = _read(run / "training.json")
-    measured = _read(metrics) if metrics is not None else _read(run / "metrics.json")
     calibration = _read(model_dir / "calibration.json") or _read(run / "calibration.json")
     if calibration:
         (dest / "calibration.json").write_text(json.dumps(calibration, indent=2) + "\n")
@@ -164,6 +166,20 @@ def export_model(
         )
     )
     return manifest
+
+
+def _read_metrics(metrics: Path | None, run: Path) -> dict[str, Any] | None:
+    """The `bench/evaluator.py` results named by `metrics`, which must exist and be JSON;
+    without it `<run>/metrics.json` when there is one."""
+    if metrics is None:
+        return _read(run / "metrics.json")
+    what = "a bench/evaluator.py results JSON"
+    try:
+        return json.loads(metrics.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise LoaderError(str(metrics), f"no such file ({what})") from None
+    except (OSError, ValueError) as exc:  # ValueError: bad JSON or bad UTF-8
+        raise LoaderError(str(metrics), f"could not read it as {what}: {exc}") from None
 
 
 def _read(path: Path) -> dict[str, Any] | None:
