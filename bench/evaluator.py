@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -189,6 +190,34 @@ def judge_pairs(judge: Any, pairs: list[Any], lang: str) -> tuple[list[float], f
     return scores, time.perf_counter() - started
 
 
+# English and Turkish question words of non-factoid questions (Turkish: nasıl "how", neden /
+# niçin / niye "why"): whether an evaluator fails on question type or on wording.
+_HOW_WHY = re.compile(r"\b(how|why|nas[ıi]l|neden|ni[çc]in|niye)\b", re.IGNORECASE)
+
+
+def question_type(question: str) -> str:
+    """The question's type: `how/why` when it holds one of those words (English or Turkish),
+    else `other`."""
+    return "how/why" if _HOW_WHY.search(question) else "other"
+
+
+def by_question_type(
+    scores: list[float], labels: list[int], subset: list[Any]
+) -> dict[str, dict[str, Any]]:
+    """AUC and accuracy@0.5 per question type, with the questions and pairs behind them."""
+    out: dict[str, dict[str, Any]] = {}
+    for kind in ("how/why", "other"):
+        idx = [i for i, p in enumerate(subset) if question_type(p.question) == kind]
+        s, y = [scores[i] for i in idx], [labels[i] for i in idx]
+        out[kind] = {
+            "questions": len({subset[i].question for i in idx}),
+            "pairs": len(idx),
+            "roc_auc": roc_auc(s, y) if idx else float("nan"),
+            "accuracy@0.5": accuracy(s, y, 0.5) if idx else float("nan"),
+        }
+    return out
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     names = judge_names(args)
     out: dict[str, Any] = {"machine": machine_info(), "args": vars(args), "results": []}
@@ -226,11 +255,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     )
                     for kind in sorted({p.kind for p in subset})
                 },
+                "by_question_type": by_question_type(scores, labels, subset),
             }
             out["results"].append(row)
+            types = "; ".join(
+                f"{k}: {v['questions']} questions, AUC {v['roc_auc']:.3f}"
+                for k, v in row["by_question_type"].items()
+            )
             console.print(
                 f"{label} on {dataset}: AUC {row['roc_auc']:.3f} acc@0.5 "
-                f"{row['accuracy@0.5']:.3f} {row['pairs_per_s']:.1f} pairs/s"
+                f"{row['accuracy@0.5']:.3f} {row['pairs_per_s']:.1f} pairs/s ({types})"
             )
     return out
 

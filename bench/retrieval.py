@@ -1,6 +1,7 @@
-"""Retrieval benchmark: ingest speed, recall@k / MRR and query latency on SQuAD and NQ.
+"""Retrieval benchmark: ingest speed, recall@k / MRR and query latency on SQuAD, NQ, SQuAD-TR.
 
-    python -m bench.retrieval [--datasets squad,nq] [--nq-limit N] [--questions N] [--out PATH]
+    python -m bench.retrieval [--datasets squad,nq,squad-tr] [--nq-limit N] [--questions N]
+                              [--out PATH]
 
 For each dataset a fresh index is built in a temporary data dir with crag's own settings
 (`crag.config.load_settings`, so `crag.toml` / `CRAG_*` overrides apply), then:
@@ -41,6 +42,13 @@ DATASETS_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "datasets
 SQUAD_PATH = DATASETS_DIR / "squad-en-dev-subset.json"
 NQ_PASSAGES = DATASETS_DIR / "nq-passages.jsonl"
 NQ_QUESTIONS = DATASETS_DIR / "nq-questions-dev.jsonl"
+SQUAD_TR_PATH = DATASETS_DIR / "squad-tr-dev-v1.0.0.json.gz"
+# How a Turkish knowledge base is set up (README, "Other languages"): a multilingual embedder
+# and Turkish stemming for the keyword index.
+TURKISH_SETTINGS: dict[str, Any] = {
+    "embedding": {"model": "use-multilingual"},
+    "keyword": {"language": "turkish"},
+}
 
 # (label, mode, fusion)
 MODES: list[tuple[str, str, str | None]] = [
@@ -161,6 +169,32 @@ def nq_subset(
         "questions_total": len(all_qs),
     }
     return corpus, evaluated, info
+
+
+def squad_tr_questions(
+    path: Path, n: int, seed: int, part: str | None = None
+) -> tuple[list[Question], dict[str, Any]]:
+    """SQuAD-TR's answerable questions, gold = the paragraph's doc_id. With `part` (reranking),
+    only questions whose English original is in that evaluator part: SQuAD-TR keeps SQuAD's
+    question ids, and the reranker was trained on the English train part."""
+    from crag.evaluate.training.data import load_squad, squad_ids
+
+    qs = load_squad(path, name="squad-tr")
+    total = len(qs)
+    if part:
+        others = {"train", "calibrate", "test"} - {part}
+        excluded = set().union(*(squad_ids(SQUAD_PATH, o) for o in others))  # type: ignore[arg-type]
+        qs = [q for q in qs if q.qid not in excluded]
+    pairs = [Question(q.question, q.gold) for q in qs]
+    sample = random.Random(seed).sample(pairs, min(n, len(pairs))) if n > 0 else pairs
+    info = {
+        "file": str(path),
+        "file_bytes": path.stat().st_size,
+        "paragraphs": len({q.gold for q in qs}),
+        "questions_total": total,
+        "settings": TURKISH_SETTINGS,
+    }
+    return sample, info
 
 
 # -- measurements -----------------------------------------------------------------------
@@ -320,6 +354,8 @@ def check_targets(name: str, quality: dict[str, Any]) -> dict[str, dict[str, Any
     targets: dict[str, dict[str, Any]] = {}
     for label in ("hybrid+rrf", "hybrid+weighted"):
         row = quality[label]
+        if name == "squad-tr":
+            continue  # no target set for Turkish: measured only
         if name == "squad":
             targets[label] = {
                 "target": f"recall@5 >= {TARGET_SQUAD_HYBRID_R5}",
@@ -346,10 +382,16 @@ def run_dataset(name: str, args: argparse.Namespace) -> dict[str, Any]:
         prefix=f"crag-bench-{name}-", ignore_cleanup_errors=True
     ) as tmp:
         work = Path(tmp)
+        extra: dict[str, Any] = {}
         if name == "squad":
             corpus = SQUAD_PATH
             questions, info = squad_questions(
                 SQUAD_PATH, args.questions, args.seed, part=args.part if args.rerank else None
+            )
+        elif name == "squad-tr":
+            corpus, extra = SQUAD_TR_PATH, TURKISH_SETTINGS
+            questions, info = squad_tr_questions(
+                SQUAD_TR_PATH, args.questions, args.seed, part=args.part if args.rerank else None
             )
         else:
             corpus, questions, info = nq_subset(
@@ -362,7 +404,7 @@ def run_dataset(name: str, args: argparse.Namespace) -> dict[str, Any]:
                 part=args.part if args.rerank else None,
             )
         info["questions_evaluated"] = len(questions)
-        settings = load_settings(data_dir=work / "data", collection=f"bench-{name}")
+        settings = load_settings(data_dir=work / "data", collection=f"bench-{name}", **extra)
         index = Index.open(settings)
         try:
             ingestor = Ingestor(index, settings.ingest)
@@ -478,7 +520,7 @@ def show(
         )
     corpus = (
         f"{info['paragraphs']} paragraphs"
-        if name == "squad"
+        if name != "nq"
         else f"{info['passages_indexed']} of {info['passages_total']} passages"
     )
     print_table(
@@ -491,7 +533,7 @@ def show(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.retrieval", description=__doc__)
-    parser.add_argument("--datasets", default="squad,nq", help="comma list of squad, nq")
+    parser.add_argument("--datasets", default="squad,nq", help="comma list of squad, nq, squad-tr")
     parser.add_argument(
         "--nq-limit", type=int, default=3000, help="NQ passages to index (0 = all 13,834)"
     )
@@ -519,7 +561,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.weights = tuple(float(w) for w in args.rerank_weights.split(",") if w.strip())
     names = [d.strip() for d in args.datasets.split(",") if d.strip()]
-    unknown = set(names) - {"squad", "nq"}
+    unknown = set(names) - {"squad", "nq", "squad-tr"}
     if unknown:
         parser.error(f"unknown datasets: {', '.join(sorted(unknown))}")
 
