@@ -43,7 +43,7 @@ SQUAD_PATH = DATASETS_DIR / "squad-en-dev-subset.json"
 NQ_PASSAGES = DATASETS_DIR / "nq-passages.jsonl"
 NQ_QUESTIONS = DATASETS_DIR / "nq-questions-dev.jsonl"
 SQUAD_TR_PATH = DATASETS_DIR / "squad-tr-dev-v1.0.0.json.gz"
-# How a Turkish knowledge base is set up (README, "Other languages"): a multilingual embedder
+# How a Turkish knowledge base is set up (README, "Configuration"): a multilingual embedder
 # and Turkish stemming for the keyword index.
 TURKISH_SETTINGS: dict[str, Any] = {
     "embedding": {"model": "use-multilingual"},
@@ -175,8 +175,9 @@ def squad_tr_questions(
     path: Path, n: int, seed: int, part: str | None = None
 ) -> tuple[list[Question], dict[str, Any]]:
     """SQuAD-TR's answerable questions, gold = the paragraph's doc_id. With `part` (reranking),
-    only questions whose English original is in that evaluator part: SQuAD-TR keeps SQuAD's
-    question ids, and the reranker was trained on the English train part."""
+    questions whose English original is in another evaluator part of the English subset are
+    dropped (SQuAD-TR keeps SQuAD's question ids; the reranker was trained on the English train
+    part); those whose original is not in the subset at all stay, as in bench/evaluator.py."""
     from crag.evaluate.training.data import load_squad, squad_ids
 
     qs = load_squad(path, name="squad-tr")
