@@ -242,14 +242,16 @@ def _write(
     *,
     partial: bool,
 ) -> dict[str, Any]:
+    from crag.grading.thresholds import thresholds_for
+
     out = {
         "partial": partial,
         "machine": machine_info(),
         "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
         "models": {"grader": settings.llm.grader.model, "generator": settings.llm.generator.model},
         "evaluator": settings.evaluate.method,
-        "thresholds": settings.evaluate.thresholds(
-            settings.collection, settings.llm.grader.model
+        "thresholds": thresholds_for(
+            settings.evaluate, settings.collection, settings.llm.grader.model
         ).model_dump(),
         "provider": settings.web.provider,
         "questions_per_group": {g: len(v) for g, v in questions.items()},

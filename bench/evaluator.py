@@ -5,7 +5,7 @@
     python -m bench.evaluator --llm-spec ollama:gemma3:27b --base-url http://127.0.0.1:11434
     python -m bench.evaluator --judges spec --llm-spec openai:gpt-4o-mini --llm-format structured
 
-Held-out pairs, labelled exactly as the training pairs are (`crag.evaluate.training.pairs`):
+Held-out pairs, labelled exactly as the training pairs are (`crag.grading.training.pairs`):
 crag's own hybrid retrieval over each dataset's knowledge base; a chunk or strip is positive
 when it is from the gold unit and holds a gold answer, negative when it is from another unit
 and holds none (hard negatives), or from the gold unit without the answer. Questions come from
@@ -49,9 +49,9 @@ DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
 def test_pairs(args: argparse.Namespace, work: Path) -> dict[str, list[Any]]:
     """Held-out pairs per dataset: {name: [Pair, ...]}."""
-    from crag.evaluate.training.corpus import DatasetIndex
-    from crag.evaluate.training.data import load_nq, load_squad, sample, squad_ids
-    from crag.evaluate.training.pairs import mine_pairs
+    from crag.grading.training.corpus import DatasetIndex
+    from crag.grading.training.data import load_nq, load_squad, sample, squad_ids
+    from crag.grading.training.pairs import mine_pairs
 
     d = Path(args.datasets)
     out: dict[str, list[Any]] = {}
@@ -131,7 +131,7 @@ def judge_names(args: argparse.Namespace) -> list[str]:
 
 def make_judge(name: str, args: argparse.Namespace) -> Any:
     if name == "spec":
-        from crag.evaluate import LLMJudge
+        from crag.grading import LLMJudge
 
         return LLMJudge(spec_llm(args), logprobs=args.llm_format != "structured")
     if name == "ce":
@@ -143,7 +143,7 @@ def make_judge(name: str, args: argparse.Namespace) -> Any:
     if name == "bi":
         return BiEncoderJudge()
     if name.startswith("llm-"):
-        from crag.evaluate import LLMJudge
+        from crag.grading import LLMJudge
         from crag.models.llm import LlamaCppLLM
 
         llm = LlamaCppLLM(f"qwen2.5-coder-{name[4:]}", models_dir=Path(args.models_dir))

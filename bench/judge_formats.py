@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from crag.config import default_data_dir, load_settings
-    from crag.evaluate.llm_judge import SYSTEM, USER, LLMJudge, yes_probability
+    from crag.grading.llm_judge import SYSTEM, USER, LLMJudge, yes_probability
     from crag.models.llm import ChatRequest, LlamaCppLLM
     from crag.models.llm.structured import parse_judgement
 

@@ -24,7 +24,7 @@ STAGES = ["retrieve", "rerank", "evaluate", "refine", "web_search", "generate", 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from crag.config import default_data_dir, load_settings
-    from crag.evaluate.training.data import load_squad, sample
+    from crag.grading.training.data import load_squad, sample
     from crag.index.store import Index
     from crag.ingest.ingestor import Ingestor
     from crag.pipeline import build_pipeline

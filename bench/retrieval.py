@@ -178,7 +178,7 @@ def squad_tr_questions(
     questions whose English original is in another evaluator part of the English subset are
     dropped (SQuAD-TR keeps SQuAD's question ids; the reranker was trained on the English train
     part); those whose original is not in the subset at all stay, as in bench/evaluator.py."""
-    from crag.evaluate.training.data import load_squad, squad_ids
+    from crag.grading.training.data import load_squad, squad_ids
 
     qs = load_squad(path, name="squad-tr")
     total = len(qs)

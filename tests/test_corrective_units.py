@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from crag.errors import ModelLoadError
-from crag.evaluate import ActionTrigger, yes_probability
 from crag.generate import check_citations, detect_language, number_sources
 from crag.generate.support import recite
+from crag.grading import ActionTrigger, yes_probability
 from crag.models.llm.packaged import resolve_gguf
 from crag.refine import Refiner, decompose
 from crag.refine.strips import sentences
@@ -178,20 +178,21 @@ def test_support_check_catches_answers_from_memory() -> None:
 
 
 def test_thresholds_follow_the_scorer_unless_set() -> None:
-    from crag.config import JUDGE_THRESHOLDS, load_settings
+    from crag.config import load_settings
+    from crag.grading.thresholds import JUDGE_THRESHOLDS, thresholds_for
     from crag.models.cross_encoder import calibrated_thresholds
 
     s = load_settings(evaluate={"method": "cross-encoder"})  # thresholds calibrated with it
-    t = s.evaluate.thresholds("default", "qwen2.5-coder-1.5b")
+    t = thresholds_for(s.evaluate, "default", "qwen2.5-coder-1.5b")
     assert (t.upper, t.lower) == calibrated_thresholds("crag-evaluator")
     s = load_settings()  # the default LLM judge: measured per grader
-    t = s.evaluate.thresholds("default", "qwen2.5-coder-1.5b")
+    t = thresholds_for(s.evaluate, "default", "qwen2.5-coder-1.5b")
     assert (t.upper, t.lower) == JUDGE_THRESHOLDS["qwen2.5-coder-1.5b"]
     s = load_settings(
         evaluate={"lower": 0.1, "per_collection": {"tr": {"upper": 0.9, "lower": 0.4}}}
     )
-    assert s.evaluate.thresholds("default", "qwen2.5-coder-0.5b").lower == 0.1
-    assert s.evaluate.thresholds("tr", "qwen2.5-coder-0.5b").upper == 0.9
+    assert thresholds_for(s.evaluate, "default", "qwen2.5-coder-0.5b").lower == 0.1
+    assert thresholds_for(s.evaluate, "tr", "qwen2.5-coder-0.5b").upper == 0.9
     from crag.errors import ConfigError
 
     with pytest.raises(ConfigError, match="evaluate"):

@@ -11,6 +11,7 @@ import pytest
 
 from crag.config import load_settings
 from crag.errors import ModelLoadError
+from crag.grading.thresholds import thresholds_for
 from crag.models.cross_encoder import (
     PACKAGED_EVALUATOR,
     CrossEncoderEvaluator,
@@ -31,7 +32,7 @@ def test_the_packaged_model_ships_with_manifest_card_and_thresholds() -> None:
     assert (folder / "README.md").read_text().startswith("# crag-evaluator")
     upper, lower = calibrated_thresholds(PACKAGED_EVALUATOR)
     assert 0 <= lower <= upper <= 1
-    chosen = load_settings(evaluate={"method": "cross-encoder"}).evaluate.thresholds("d", "x")
+    chosen = thresholds_for(load_settings(evaluate={"method": "cross-encoder"}).evaluate, "d", "x")
     assert chosen.upper == upper
 
 

@@ -11,9 +11,9 @@ from crag.errors import LoaderError
 from crag.eval.datasets import load_dataset
 from crag.eval.metrics import contains_answer
 from crag.eval.splits import evaluator_part
-from crag.evaluate.training.calibrate import CalibrationItem, choose_thresholds, credit
-from crag.evaluate.training.data import LabelledQuestion, load_squad
-from crag.evaluate.training.pairs import Pair, mine_pairs, read_pairs, write_pairs
+from crag.grading.training.calibrate import CalibrationItem, choose_thresholds, credit
+from crag.grading.training.data import LabelledQuestion, load_squad
+from crag.grading.training.pairs import Pair, mine_pairs, read_pairs, write_pairs
 from crag.types import Chunk, Verdict
 
 
@@ -138,7 +138,7 @@ def test_squad_reader_splits_and_excludes(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_train_checkpoints_and_resumes(tmp_path: Path) -> None:
-    from crag.evaluate.training.trainer import TrainConfig, train
+    from crag.grading.training.trainer import TrainConfig, train
 
     pairs = [
         Pair(
@@ -166,7 +166,7 @@ def test_train_checkpoints_and_resumes(tmp_path: Path) -> None:
     assert (tmp_path / "model" / "config.json").exists()
 
     # export: fp16 weights whose SHA-256 the loader checks, a card with the held-out metrics
-    from crag.evaluate.training.export import export_model
+    from crag.grading.training.export import export_model
     from crag.models.cross_encoder import CrossEncoderEvaluator
 
     (tmp_path / "metrics.json").write_text(
@@ -203,7 +203,7 @@ def test_train_checkpoints_and_resumes(tmp_path: Path) -> None:
 def test_build_pairs_reports_progress_per_question_and_reuses_mined_pairs(tmp_path: Path) -> None:
     """Real index (crag's chunker, MiniLM, FTS5) over a small SQuAD file; progress counts every
     train question once; a second call reads pairs.jsonl instead of mining again."""
-    from crag.evaluate.training.run import Sources, build_pairs
+    from crag.grading.training.run import Sources, build_pairs
 
     topics = ["bridge", "river", "castle", "harbour", "tower", "canal", "market", "garden"]
     data = {
@@ -248,7 +248,7 @@ def test_distillation_labels_a_users_collection_with_the_judge(tmp_path: Path) -
     """`--distill-questions`: each question's hits (and strips of the top two) are scored by
     the judge — here the packaged cross-encoder, a real model — and kept as soft labels."""
     from crag.config import load_settings
-    from crag.evaluate.training.run import Sources, build_pairs
+    from crag.grading.training.run import Sources, build_pairs
     from crag.index.store import Index
     from crag.ingest.ingestor import Ingestor
     from crag.models.cross_encoder import CrossEncoderEvaluator

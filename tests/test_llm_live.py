@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from crag.errors import LLMError
-from crag.evaluate import LLMJudge
 from crag.generate import Generator
+from crag.grading import LLMJudge
 from crag.models.llm import ChatRequest, ChatResult, RoleLLM, recording_calls
 from crag.models.llm.packaged import PACKAGED_MODELS
 from crag.types import Chunk, Strip

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from crag.evaluate import ActionTrigger
+from crag.grading import ActionTrigger
 from crag.pipeline import build_pipeline
 from crag.types import Verdict
 

@@ -25,7 +25,7 @@ from crag.errors import (
     LLMTimeoutError,
     LLMUnavailableError,
 )
-from crag.evaluate import ActionTrigger, LLMJudge
+from crag.grading import ActionTrigger, LLMJudge
 from crag.models.llm import (
     ChatRequest,
     OllamaLLM,

@@ -16,7 +16,7 @@ import pytest
 
 from crag.config import load_settings
 from crag.errors import ConfigError, LLMAuthError
-from crag.evaluate import ActionTrigger
+from crag.grading import ActionTrigger
 from crag.models.llm import ChatRequest, OllamaLLM, OpenAICompatLLM, create, register
 from crag.models.llm._http import retry_after
 from crag.models.llm.openai import key_env_for

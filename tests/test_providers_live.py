@@ -21,7 +21,7 @@ from tests.conftest import SAMPLE
 from tests.servers.loopback import serve
 from tests.servers.ollama_api import OllamaAPI
 
-from crag.evaluate import LLMJudge
+from crag.grading import LLMJudge
 from crag.models.llm import ChatRequest, OllamaLLM, OpenAICompatLLM, RoleLLM, recording_calls
 from crag.models.llm.structured import JUDGEMENT_SCHEMA
 

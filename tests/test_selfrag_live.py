@@ -13,7 +13,7 @@ import pytest
 from bench.search_double import SearchDouble, load_nq_part
 from tests.conftest import ROOT
 
-from crag.evaluate import ActionTrigger
+from crag.grading import ActionTrigger
 from crag.pipeline import build_pipeline
 from crag.types import Verdict
 

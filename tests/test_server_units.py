@@ -239,7 +239,7 @@ def test_pipeline_variants_share_the_components() -> None:
     from unittest.mock import sentinel
 
     from crag.config import load_settings
-    from crag.evaluate import ActionTrigger
+    from crag.grading import ActionTrigger
     from crag.pipeline import Components, Pipeline
     from crag.server.runtime import Runtime
 

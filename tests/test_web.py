@@ -21,8 +21,8 @@ from crag.errors import (
     WebSearchTimeout,
     WebSearchUnavailable,
 )
-from crag.evaluate import ActionTrigger
 from crag.generate import Generator
+from crag.grading import ActionTrigger
 from crag.models.llm.base import ChatResult
 from crag.pipeline import Components, Pipeline
 from crag.refine import Refiner

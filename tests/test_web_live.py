@@ -16,7 +16,7 @@ from bench.search_double import SearchDouble, load_nq_part
 from tests.conftest import ROOT
 from tests.web_helpers import FESTIVAL
 
-from crag.evaluate import ActionTrigger
+from crag.grading import ActionTrigger
 from crag.pipeline import build_pipeline
 from crag.types import Verdict
 

@@ -260,7 +260,7 @@ def graph(
     """Print the pipeline's LangGraph as a Mermaid diagram."""
     from unittest.mock import sentinel
 
-    from crag.evaluate import ActionTrigger
+    from crag.grading import ActionTrigger
     from crag.pipeline import Components, Pipeline
 
     if mode not in MODES:

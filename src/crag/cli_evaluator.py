@@ -41,7 +41,7 @@ def _run_dir(out: Path | None, collection: str | None) -> Path:
 
 
 def _sources(squad, nq_q, nq_p, nq_limit, squad_limit, seed, distill=None, coll=None):
-    from crag.evaluate.training.run import Sources
+    from crag.grading.training.run import Sources
 
     return Sources(
         squad=list(squad or []),
@@ -85,9 +85,9 @@ def train(
     ),
 ) -> None:
     """Mine pairs from labelled QA data (and/or distil the LLM judge), fine-tune a cross-encoder."""
-    from crag.evaluate.training.run import build_pairs
-    from crag.evaluate.training.trainer import TrainConfig
-    from crag.evaluate.training.trainer import train as train_model
+    from crag.grading.training.run import build_pairs
+    from crag.grading.training.trainer import TrainConfig
+    from crag.grading.training.trainer import train as train_model
 
     settings = _settings(collection)
     run = _run_dir(out, collection)
@@ -158,8 +158,8 @@ def calibrate(
     collection: CollectionOpt = None,
 ) -> None:
     """Choose upper/lower thresholds on held-out questions; store them with the model."""
-    from crag.evaluate.training.calibrate import choose_thresholds, collect
-    from crag.evaluate.training.run import labelled_questions
+    from crag.grading.training.calibrate import choose_thresholds, collect
+    from crag.grading.training.run import labelled_questions
     from crag.models.cross_encoder import CrossEncoderEvaluator
 
     run = _run_dir(out, collection)
@@ -197,7 +197,7 @@ def export_cmd(
     ] = None,
 ) -> None:
     """Write the shippable model: fp16 weights, SHA-256 manifest, model card."""
-    from crag.evaluate.training.export import export_model
+    from crag.grading.training.export import export_model
     from crag.models.cross_encoder import packaged_evaluator_dir
 
     target = dest or packaged_evaluator_dir()

@@ -204,7 +204,7 @@ class LLMRoleSettings(BaseModel):
     def _spec_string(cls, value: Any) -> Any:
         if isinstance(value, str):
             from crag.errors import ConfigError
-            from crag.models.llm.registry import parse_spec
+            from crag.providers import parse_spec
 
             try:
                 provider, model = parse_spec(value)
@@ -216,7 +216,7 @@ class LLMRoleSettings(BaseModel):
     @field_validator("provider")
     @classmethod
     def _registered(cls, value: str) -> str:
-        from crag.models.llm.registry import provider_names
+        from crag.providers import provider_names
 
         value = value.strip().lower()
         if value not in provider_names():
@@ -300,16 +300,6 @@ class Thresholds(BaseModel):
         return self
 
 
-# (upper, lower) of the LLM judge per grader model, from `python -m bench.evaluator`: upper is
-# the lowest score at which >= 80% of judged pairs are positives, lower the score 90% of
-# positives reach (0.5B: 302 pairs, 1.5B: 201 pairs of SQuAD + NQ with hard negatives).
-JUDGE_THRESHOLDS: dict[str, tuple[float, float]] = {
-    "qwen2.5-coder-0.5b": (0.54, 0.23),
-    "qwen2.5-coder-1.5b": (0.88, 0.62),
-}
-UNMEASURED_THRESHOLDS = (0.5, 0.25)  # any other judge: run bench/evaluator.py and set them
-
-
 class EvaluateSettings(BaseModel):
     method: Literal["cross-encoder", "llm"] = Field(
         "llm",
@@ -345,25 +335,6 @@ class EvaluateSettings(BaseModel):
         if self.lower is not None and self.upper is not None and self.lower > self.upper:
             raise ValueError("evaluate.lower must not exceed evaluate.upper")
         return self
-
-    def thresholds(self, collection: str, grader_model: str) -> Thresholds:
-        """Per-collection thresholds, else the configured ones, else the measured ones: those
-        `crag evaluator calibrate` stored with the cross-encoder, or those bench/evaluator.py
-        measured for the grader model (JUDGE_THRESHOLDS)."""
-        if collection in self.per_collection:
-            return self.per_collection[collection]
-        measured = None
-        if self.method == "cross-encoder":
-            from crag.models.cross_encoder import calibrated_thresholds
-
-            measured = calibrated_thresholds(self.model)
-        else:
-            measured = JUDGE_THRESHOLDS.get(grader_model.lower())
-        upper, lower = measured or UNMEASURED_THRESHOLDS
-        return Thresholds(
-            upper=self.upper if self.upper is not None else upper,
-            lower=self.lower if self.lower is not None else lower,
-        )
 
 
 class RefineSettings(BaseModel):
@@ -489,7 +460,7 @@ class _RoleShortcuts(PydanticBaseSettingsSource):
 
     def __call__(self) -> dict[str, Any]:
         from crag.errors import ConfigError
-        from crag.models.llm.registry import parse_spec
+        from crag.providers import parse_spec
 
         roles: dict[str, Any] = {}
         for role in ROLES:

@@ -161,7 +161,7 @@ def read_squad(path: Path, *, strict: bool = True) -> list[EvalItem]:
     """Every question of a SQuAD file (`.json`, `.json.gz`) in file order, repeats included.
 
     The one SQuAD reader: `load_dataset` dedupes its ids for results files, and the evaluator's
-    training data (`crag.evaluate.training.data.load_squad`) filters it by split and answer.
+    training data (`crag.grading.training.data.load_squad`) filters it by split and answer.
     `strict=False` reads a question with no answers and no `is_impossible` as unanswerable
     instead of failing: training keeps answerable questions only, so such a record (SQuAD-TR's
     "excluded" file is full of them) is simply not used, as before the readers were merged.

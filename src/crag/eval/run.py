@@ -28,6 +28,7 @@ from crag.eval.report import write_report
 from crag.eval.results import ResultsFile, check_fingerprint, locked
 from crag.eval.splits import evaluator_part
 from crag.eval.summary import summarize
+from crag.grading.thresholds import thresholds_for
 from crag.ingest.ingestor import IngestProgress
 
 __all__ = ["EvalConfig", "EvalPlan", "plan_eval", "probe_graph", "run_eval"]
@@ -71,7 +72,7 @@ def probe_graph(mode: str) -> object:
     without loading any model (the wiring does not depend on the components)."""
     from unittest.mock import sentinel
 
-    from crag.evaluate import ActionTrigger
+    from crag.grading import ActionTrigger
     from crag.pipeline import Components, Pipeline
 
     parts = Components(
@@ -129,7 +130,7 @@ def plan_eval(config: EvalConfig, settings: Settings) -> EvalPlan:
 
 def _setup(s: Settings) -> dict[str, Any]:
     """What the figures depend on besides the questions: models, evaluator, thresholds."""
-    t = s.evaluate.thresholds(s.collection, s.llm.grader.model)
+    t = thresholds_for(s.evaluate, s.collection, s.llm.grader.model)
     grader = f"{s.llm.grader.provider}:{s.llm.grader.model}"
     evaluator = (
         f"cross-encoder {s.evaluate.model}"

@@ -110,7 +110,7 @@ class CrossEncoderEvaluator:
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-        from crag.evaluate.training.trainer import bf16_available
+        from crag.grading.training.trainer import bf16_available
 
         source = resolve_model(self.model_ref)
         try:

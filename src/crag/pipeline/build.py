@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from crag.config import ROLES, LLMRoleSettings, Settings
+from crag.grading.thresholds import thresholds_for
 from crag.models.llm import LLM, RoleLLM
 from crag.models.llm.registry import create
 from crag.pipeline.runner import Pipeline
 from crag.pipeline.state import Components
 
 if TYPE_CHECKING:
-    from crag.evaluate.base import RetrievalEvaluator
+    from crag.grading.base import RetrievalEvaluator
     from crag.web import WebCorrector, WebSearch
 
 __all__ = [
@@ -61,7 +62,7 @@ def make_judge(settings: Settings, grader: Callable[[], LLM] | None = None) -> A
         from crag.models.cross_encoder import CrossEncoderEvaluator
 
         return CrossEncoderEvaluator(settings.evaluate.model)
-    from crag.evaluate import LLMJudge
+    from crag.grading import LLMJudge
 
     grader_llm = grader() if grader is not None else make_roles(settings, ("grader",))["grader"]
     return LLMJudge(
@@ -155,8 +156,8 @@ def make_policy(settings: Settings) -> Any:
 
 def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline:
     """A pipeline over an open `Index`; keyword `overrides` replace built components."""
-    from crag.evaluate import ActionTrigger
     from crag.generate import Generator
+    from crag.grading import ActionTrigger
     from crag.index.retriever import HybridRetriever
     from crag.models.reranker import make_reranker
     from crag.refine import Refiner
@@ -165,7 +166,7 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
     # The grader loads on first use: with the cross-encoder evaluator only query rewriting for
     # web search calls it.
     grader, generator = roles["grader"], roles["generator"]
-    thresholds = settings.evaluate.thresholds(settings.collection, settings.llm.grader.model)
+    thresholds = thresholds_for(settings.evaluate, settings.collection, settings.llm.grader.model)
     given = overrides.pop("evaluator", None)
     evaluator = given or make_judge(settings, lambda: grader)
     reranker = None

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol, TypedDict
 
-from crag.evaluate.base import RetrievalEvaluator
-from crag.evaluate.trigger import ActionTrigger
 from crag.generate.generator import Generated, Generator
+from crag.grading.base import RetrievalEvaluator
+from crag.grading.trigger import ActionTrigger
 from crag.models.reranker import Reranker
 from crag.refine.strips import Refiner
 from crag.reflect import Reflection, Reflector, ReflectPolicy

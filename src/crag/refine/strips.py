@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from crag.evaluate.base import RetrievalEvaluator
+from crag.grading.base import RetrievalEvaluator
 from crag.types import Chunk, Strip
 
 __all__ = ["RefineMode", "Refiner", "decompose", "sentences"]

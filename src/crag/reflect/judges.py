@@ -11,7 +11,7 @@ its source; a score does, and a threshold can cut it.
 
 from __future__ import annotations
 
-from crag.evaluate.llm_judge import LLMJudge
+from crag.grading.llm_judge import LLMJudge
 
 __all__ = ["ClaimJudge", "UsefulnessJudge"]
 

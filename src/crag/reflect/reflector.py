@@ -25,9 +25,9 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from crag.evaluate.base import RetrievalEvaluator
 from crag.generate.citations import MARK, answer_sentences, cited_numbers
 from crag.generate.generator import Generated
+from crag.grading.base import RetrievalEvaluator
 
 __all__ = ["ClaimCheck", "Reflection", "Reflector", "is_refusal"]
 

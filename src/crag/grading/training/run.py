@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from crag.evaluate.base import RetrievalEvaluator
-from crag.evaluate.training.data import LabelledQuestion, Split, load_nq, load_squad, sample
-from crag.evaluate.training.pairs import Pair, distill_pairs, mine_pairs, read_pairs, write_pairs
+from crag.grading.base import RetrievalEvaluator
+from crag.grading.training.data import LabelledQuestion, Split, load_nq, load_squad, sample
+from crag.grading.training.pairs import Pair, distill_pairs, mine_pairs, read_pairs, write_pairs
 
 __all__ = ["Sources", "build_pairs", "labelled_questions"]
 
@@ -38,7 +38,7 @@ def labelled_questions(
     sources: Sources, split: Split, work: Path
 ) -> list[tuple[LabelledQuestion, Any]]:
     """(question, its dataset index) for every labelled source, indexes built in `work`."""
-    from crag.evaluate.training.corpus import DatasetIndex
+    from crag.grading.training.corpus import DatasetIndex
 
     out: list[tuple[LabelledQuestion, Any]] = []
     for i, path in enumerate(sources.squad):

@@ -8,7 +8,7 @@ CPUs that have it (AMX / AVX-512 BF16: about 2.5x faster here), which needs the 
 context around the forward pass.
 
 The result is a standard model folder (`config.json`, weights, tokenizer) that
-`sentence_transformers.CrossEncoder` and `crag.evaluate.CrossEncoderEvaluator` load.
+`sentence_transformers.CrossEncoder` and `crag.grading.CrossEncoderEvaluator` load.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from crag.evaluate.training.pairs import Pair
+from crag.grading.training.pairs import Pair
 
 __all__ = ["TrainConfig", "bf16_available", "resolve_base", "train"]
 

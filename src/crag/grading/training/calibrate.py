@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from crag.eval.metrics import contains_answer
-from crag.evaluate.base import RetrievalEvaluator
-from crag.evaluate.training.data import LabelledQuestion
-from crag.evaluate.trigger import ActionTrigger
+from crag.grading.base import RetrievalEvaluator
+from crag.grading.training.data import LabelledQuestion
+from crag.grading.trigger import ActionTrigger
 from crag.types import Chunk, Verdict
 
 __all__ = ["AMBIGUOUS_CREDIT", "CalibrationItem", "choose_thresholds", "collect", "credit"]

@@ -30,8 +30,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from crag.eval.metrics import contains_answer
-from crag.evaluate.base import RetrievalEvaluator
-from crag.evaluate.training.data import LabelledQuestion
+from crag.grading.base import RetrievalEvaluator
+from crag.grading.training.data import LabelledQuestion
 from crag.refine.strips import decompose
 from crag.types import Chunk
 

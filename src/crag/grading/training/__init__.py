@@ -5,9 +5,9 @@ reproduces the model that ships in `crag/models/data/crag-evaluator`).
 """
 
 from crag.eval.metrics import contains_answer
-from crag.evaluate.training.calibrate import choose_thresholds
-from crag.evaluate.training.pairs import Pair, distill_pairs, mine_pairs
-from crag.evaluate.training.trainer import TrainConfig, train
+from crag.grading.training.calibrate import choose_thresholds
+from crag.grading.training.pairs import Pair, distill_pairs, mine_pairs
+from crag.grading.training.trainer import TrainConfig, train
 
 __all__ = [
     "Pair",
