@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import console, machine_info, print_table, write_results
+from crag.modes import Mode
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ROOT / ".." / "shared" / "datasets"
@@ -146,7 +147,7 @@ def summarise(rows: list[dict[str, Any]], modes: list[str]) -> dict[str, Any]:
                 "hallucinated": sum(not i["contains_gold"] for i in answered) / n,
                 "mean_s": sum(i["total_ms"] for i in items) / n / 1000,
             }
-            if mode == "crag":
+            if mode == Mode.CRAG:
                 verdicts: dict[str, int] = {}
                 for i in items:
                     verdicts[i["verdict"]] = verdicts.get(i["verdict"], 0) + 1
@@ -201,7 +202,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 f"({time.perf_counter() - started:.0f} s; {len(report.added)} files added)"
             )
             pipeline = build_pipeline(settings, index)
-            pipeline.ask("warm up: what is this about?", "rag")
+            pipeline.ask("warm up: what is this about?", Mode.RAG)
             order = [  # interleaved, so a run cut short still covers every group
                 (g, questions[g][i])
                 for i in range(args.limit)
@@ -267,7 +268,7 @@ def show(out: dict[str, Any]) -> None:
     rows = []
     for g in ("kb", "web", "mixed", "held_out"):
         cells = [g]
-        for mode in ("rag", "crag"):
+        for mode in (Mode.RAG, Mode.CRAG):
             m = s.get(mode, {}).get(g)
             cells += (
                 [f"{m['accuracy']:.0%}", f"{m['refused']:.0%}", f"{m['hallucinated']:.0%}"]
@@ -300,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--limit", type=int, default=20, help="questions per group")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--modes", default="rag,crag")
+    parser.add_argument("--modes", default=f"{Mode.RAG},{Mode.CRAG}")
     parser.add_argument("--provider", default="tavily", choices=["tavily", "searxng"])
     parser.add_argument("--evaluator", default=None, help="evaluate.method (default: settings)")
     parser.add_argument("--set", action="append", default=[], help="KEY=VALUE setting")

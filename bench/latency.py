@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import console, machine_info, percentile, print_table, write_results
+from crag.modes import Mode
 
 SQUAD = Path(__file__).resolve().parents[1].parent / "shared/datasets/squad-en-dev-subset.json"
 STAGES = ["retrieve", "rerank", "evaluate", "refine", "web_search", "generate", "total"]
@@ -40,9 +41,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             console.print("indexing the SQuAD dev subset")
             Ingestor(index, settings.ingest).ingest([SQUAD])
             pipeline = build_pipeline(settings, index)
-            pipeline.ask("warm up: what is this about?", "crag")
+            pipeline.ask("warm up: what is this about?", Mode.CRAG)
             per: dict[str, dict[str, list[float]]] = {
-                m: {s: [] for s in STAGES} for m in ("rag", "crag")
+                m: {s: [] for s in STAGES} for m in (Mode.RAG, Mode.CRAG)
             }
             calls: dict[str, dict[str, float]] = {
                 m: {"calls": 0, "prompt": 0, "completion": 0} for m in per
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             verdicts: dict[str, int] = {}
             refused = {"rag": 0, "crag": 0}
             for i, item in enumerate(items):
-                for mode in ("rag", "crag"):
+                for mode in (Mode.RAG, Mode.CRAG):
                     answer = pipeline.ask(item.question, mode)  # type: ignore[arg-type]
                     t = answer.trace
                     for stage in STAGES[:-1]:
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     calls[mode]["prompt"] += sum(c.prompt_tokens for c in t.calls)
                     calls[mode]["completion"] += sum(c.completion_tokens for c in t.calls)
                     refused[mode] += answer.refused
-                    if mode == "crag" and answer.verdict:
+                    if mode == Mode.CRAG and answer.verdict:
                         verdicts[answer.verdict.value] = verdicts.get(answer.verdict.value, 0) + 1
                 console.print(f"  {i + 1}/{len(items)} questions")
         finally:
@@ -92,7 +93,7 @@ def show(out: dict[str, Any]) -> None:
     rows = []
     for stage in STAGES:
         cells = [stage]
-        for mode in ("rag", "crag"):
+        for mode in (Mode.RAG, Mode.CRAG):
             s = out["stages"][mode].get(stage)
             cells += [f"{s['p50_ms']:.0f}", f"{s['p95_ms']:.0f}"] if s else ["–", "–"]
         rows.append(cells)

@@ -37,6 +37,7 @@ from typing import Any
 import httpx
 
 from bench.common import console, machine_info, percentile, print_table, write_results
+from crag.modes import Mode
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "examples" / "sample"
@@ -204,7 +205,7 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--clients", type=int, default=4)
     p.add_argument("--seconds", type=float, default=120, help="length of each phase")
-    p.add_argument("--mode", choices=["crag", "rag"], default="crag")
+    p.add_argument("--mode", choices=[Mode.CRAG.value, Mode.RAG.value], default=Mode.CRAG.value)
     p.add_argument("--max-concurrent", type=int, default=1, help="server.max_concurrent")
     p.add_argument("--max-queue", type=int, default=8, help="server.max_queue")
     p.add_argument("--queue-timeout", type=float, default=120, help="server.queue_timeout_s")

@@ -35,9 +35,10 @@ from typing import Any
 
 from bench.common import console, machine_info, print_table, write_results
 from bench.selfrag_questions import LANGUAGES, SelfRagQuestion, kb_documents, load_questions
+from crag.modes import Mode
 
 ROOT = Path(__file__).resolve().parents[1]
-MODES = ("rag", "crag", "self-crag")
+MODES = (Mode.RAG, Mode.CRAG, Mode.SELF_CRAG)
 
 
 def premise_caught(answer: Any) -> bool:
@@ -100,7 +101,7 @@ def summarise(rows: list[dict[str, Any]], modes: list[str]) -> dict[str, Any]:
             "unanswerable_declined": _rate(by["unanswerable"], "caught"),
             "false_premise_caught": _rate(by["false_premise"], "caught"),
             "reflected": _rate([r[mode] for r in done], "reflected")
-            if mode == "self-crag"
+            if mode == Mode.SELF_CRAG
             else None,
             "p50_s": percentile(times, 50) if times else None,
             "p95_s": percentile(times, 95) if times else None,

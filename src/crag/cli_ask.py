@@ -17,6 +17,7 @@ from rich.table import Table
 
 from crag.cli import CollectionOpt, _settings, app, console, err, friendly
 from crag.errors import CragError
+from crag.modes import Mode
 from crag.pipeline.graph import MODES
 from crag.types import Answer
 
@@ -255,7 +256,7 @@ def ask(
 @app.command()
 @friendly
 def graph(
-    mode: Annotated[str, typer.Option(help="crag | rag | self-crag")] = "crag",
+    mode: Annotated[str, typer.Option(help=" | ".join(Mode))] = Mode.CRAG.value,
 ) -> None:
     """Print the pipeline's LangGraph as a Mermaid diagram."""
     from unittest.mock import sentinel

@@ -20,6 +20,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from crag.modes import Mode
+
 __all__ = [
     "EmbeddingSettings",
     "EvaluateSettings",
@@ -367,8 +369,8 @@ class GenerateSettings(BaseModel):
 class PipelineSettings(BaseModel):
     """Which graph answers by default, and Self-RAG's reflection bounds (`crag.reflect`)."""
 
-    mode: Literal["crag", "rag", "self-crag"] = Field(
-        "crag",
+    mode: Mode = Field(
+        Mode.CRAG,
         description=(
             "crag: corrective pipeline; rag: plain baseline; self-crag: crag plus Self-RAG "
             "reflection on the answer (grounded? useful?) with bounded loops."

@@ -22,6 +22,7 @@ from crag.errors import CragError
 from crag.eval.datasets import EvalItem
 from crag.eval.metrics import contains_answer
 from crag.eval.results import ResultsFile
+from crag.modes import SELF_RAG, Mode, normalise_mode
 from crag.types import Answer, Chunk
 
 __all__ = [
@@ -34,7 +35,7 @@ __all__ = [
     "normalise_mode",
 ]
 
-KNOWN_MODES = ("rag", "crag", "self-crag", "self-rag")
+KNOWN_MODES = (Mode.RAG.value, Mode.CRAG.value, Mode.SELF_CRAG.value, SELF_RAG)
 MAX_ERRORS_IN_A_ROW = 5
 ORDERS = ("question", "mode")
 # not a dataset question: llama.cpp's prompt cache must not speed up a measured one
@@ -42,7 +43,7 @@ WARM_UP = "What is this collection about?"
 
 
 class Asker(Protocol):
-    def ask(self, question: str, mode: Any = "crag") -> Answer: ...
+    def ask(self, question: str, mode: Any = Mode.CRAG) -> Answer: ...
 
 
 class ChunkLookup(Protocol):
@@ -59,11 +60,6 @@ class _NoProgress:
     def advance(self, record: dict[str, Any]) -> None: ...
 
 
-def normalise_mode(name: str) -> str:
-    """'Self_CRAG' → 'self-crag': mode names are compared in one spelling."""
-    return name.strip().lower().replace("_", "-")
-
-
 def check_order(order: str) -> None:
     """Refuse an unknown `--order` (checked before any model loads, and by `pending`)."""
     if order not in ORDERS:
@@ -78,7 +74,7 @@ def check_modes(modes: Sequence[str], graph_for: Callable[[str], object]) -> lis
     """
     wanted = list(dict.fromkeys(normalise_mode(m) for m in modes if m.strip()))
     if not wanted:
-        raise CragError("--modes is empty; name at least one of rag, crag")
+        raise CragError(f"--modes is empty; name at least one of {Mode.RAG}, {Mode.CRAG}")
 
     def builds(mode: str) -> bool:
         try:
@@ -90,7 +86,9 @@ def check_modes(modes: Sequence[str], graph_for: Callable[[str], object]) -> lis
     missing = [m for m in wanted if not builds(m)]
     if missing:
         supported = [m for m in KNOWN_MODES if builds(m)]
-        later = " (self-rag alone is not built: use self-crag)" if "self-rag" in missing else ""
+        later = (
+            f" ({SELF_RAG} alone is not built: use {Mode.SELF_CRAG})" if SELF_RAG in missing else ""
+        )
         raise CragError(
             f"mode {', '.join(missing)} is not supported by this pipeline{later}; "
             f"supported modes: {', '.join(supported)}"

@@ -30,6 +30,7 @@ from crag.eval.splits import evaluator_part
 from crag.eval.summary import summarize
 from crag.grading.thresholds import thresholds_for
 from crag.ingest.ingestor import IngestProgress
+from crag.modes import Mode
 
 __all__ = ["EvalConfig", "EvalPlan", "plan_eval", "probe_graph", "run_eval"]
 
@@ -41,7 +42,7 @@ class EvalConfig:
     """What `crag eval` was asked (its options)."""
 
     dataset: Path
-    modes: list[str] = field(default_factory=lambda: ["rag", "crag"])
+    modes: list[str] = field(default_factory=lambda: [Mode.RAG.value, Mode.CRAG.value])
     limit: int | None = None
     seed: int = 0
     out: Path | None = None
@@ -159,7 +160,7 @@ def _fingerprint(plan: EvalPlan) -> dict[str, Any]:
         "rerank": [s.rerank.model, s.rerank.top_k, *([s.rerank.weight] if s.rerank.model else [])],
         "refine": s.refine.mode,
     }
-    if "self-crag" in plan.modes:  # only then: runs without it stay resumable as they were
+    if Mode.SELF_CRAG in plan.modes:  # only then: runs without it stay resumable as they were
         r = s.llm.role("reflector")
         found["reflection"] = {
             "reflector": f"{r.provider}:{r.model}",

@@ -25,13 +25,14 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from crag.modes import Mode
 from crag.pipeline.nodes import make_nodes
 from crag.pipeline.state import Components, CragState
 from crag.types import Verdict
 
 __all__ = ["MODES", "RECURSION_LIMIT", "build_graph", "recursion_limit"]
 
-MODES = ("crag", "rag", "self-crag")
+MODES = tuple(Mode)
 RECURSION_LIMIT = 25  # the corrective graph without reflection takes at most 7 steps
 
 
@@ -55,7 +56,7 @@ def _after_reflect(state: CragState) -> Literal["generate", "web_search", "__end
     return "web_search" if route == "web_search" else "__end__"
 
 
-def build_graph(components: Components, mode: str = "crag") -> Any:
+def build_graph(components: Components, mode: str = Mode.CRAG) -> Any:
     """A compiled StateGraph for `mode` (one of `MODES`)."""
     from langgraph.graph import END, START, StateGraph
 
@@ -66,9 +67,9 @@ def build_graph(components: Components, mode: str = "crag") -> Any:
     graph.add_node("generate", nodes["generate"])
     graph.add_edge(START, "retrieve")
     graph.add_edge("retrieve", "rerank")
-    if mode == "rag":
+    if mode == Mode.RAG:
         graph.add_edge("rerank", "generate")
-    elif mode in ("crag", "self-crag"):
+    elif mode in (Mode.CRAG, Mode.SELF_CRAG):
         graph.add_node("evaluate", nodes["evaluate"])
         graph.add_node("refine", nodes["refine"])
         graph.add_node("web_search", nodes["web_search"])
@@ -78,9 +79,9 @@ def build_graph(components: Components, mode: str = "crag") -> Any:
         graph.add_edge("web_search", "generate")
     else:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-    if mode == "self-crag":
+    if mode == Mode.SELF_CRAG:
         if components.reflector is None:
-            raise ValueError("mode 'self-crag' needs a reflector (crag.reflect.Reflector)")
+            raise ValueError(f"mode '{Mode.SELF_CRAG}' needs a reflector (crag.reflect.Reflector)")
         graph.add_node("reflect", nodes["reflect"])
         graph.add_edge("generate", "reflect")
         graph.add_conditional_edges(

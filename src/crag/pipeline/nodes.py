@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from crag.models.reranker import rerank
+from crag.modes import Mode
 from crag.pipeline.reflect_step import reflect_step
 from crag.pipeline.stage import stage as _stage
 from crag.pipeline.state import Components, CragState
@@ -124,7 +125,7 @@ def make_nodes(c: Components) -> dict[str, Callable[[CragState], dict[str, Any]]
 
         trace = state["trace"]
         writer = get_stream_writer()
-        if trace.mode == "rag":
+        if trace.mode == Mode.RAG:
             strips = [Strip(h.chunk.text, h.chunk, i) for i, h in enumerate(state["reranked"])]
         else:
             strips = list(state.get("strips") or []) + list(state.get("web_strips") or [])

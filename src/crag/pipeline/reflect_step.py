@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from crag.modes import Mode
 from crag.pipeline.stage import stage
 from crag.pipeline.state import Components, CragState
 from crag.reflect import best_attempt, finalize
@@ -25,7 +26,7 @@ def reflect_step(c: Components, state: CragState) -> dict[str, Any]:
     generated = state["generated"]
     attempts = list(state.get("attempts") or [])
     if c.reflector is None:
-        raise ValueError("mode 'self-crag' needs a reflector in the components")
+        raise ValueError(f"mode '{Mode.SELF_CRAG}' needs a reflector in the components")
     if not attempts:
         run, why = c.policy.should_reflect(state.get("verdict"), generated)
         record.update({"ran": run, "why": why, "mode": c.policy.when, "rounds": []})

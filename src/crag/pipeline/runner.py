@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any
 
+from crag.modes import Mode
 from crag.pipeline.graph import MODES, build_graph, recursion_limit
 from crag.pipeline.state import Components
 from crag.types import Answer, Trace, Verdict
 
-__all__ = ["Pipeline"]
-
-Mode = Literal["crag", "rag", "self-crag"]
+__all__ = ["Mode", "Pipeline"]
 
 
 class Pipeline:
@@ -25,7 +24,7 @@ class Pipeline:
         self.components = components
         self._graphs: dict[str, Any] = {}
 
-    def graph(self, mode: Mode = "crag") -> Any:
+    def graph(self, mode: Mode = Mode.CRAG) -> Any:
         if mode not in self._graphs:
             self._graphs[mode] = build_graph(self.components, mode)
         return self._graphs[mode]
@@ -58,14 +57,14 @@ class Pipeline:
             flags=["step_limit"] if trace.reflection.get("step_limit") else [],
         )
 
-    def ask(self, question: str, mode: Mode = "crag") -> Answer:
+    def ask(self, question: str, mode: Mode = Mode.CRAG) -> Answer:
         started = time.perf_counter()
         state = self.graph(mode).invoke(
             self._start(question, mode), {"recursion_limit": recursion_limit(self.components)}
         )
         return self._answer(state, started)
 
-    def stream(self, question: str, mode: Mode = "crag") -> Iterator[tuple[Any, ...]]:
+    def stream(self, question: str, mode: Mode = Mode.CRAG) -> Iterator[tuple[Any, ...]]:
         started = time.perf_counter()
         state = self._start(question, mode)
         for kind, payload in self.graph(mode).stream(
@@ -81,5 +80,5 @@ class Pipeline:
                     yield ("node", node, update or {})
         yield ("answer", self._answer(state, started))
 
-    def mermaid(self, mode: Mode = "crag") -> str:
+    def mermaid(self, mode: Mode = Mode.CRAG) -> str:
         return self.graph(mode).get_graph().draw_mermaid()

@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from crag.modes import Mode
+
 __all__ = [
     "AskOptions",
     "AskRequest",
@@ -22,8 +24,6 @@ __all__ = [
     "SourceOut",
     "SourcesOut",
 ]
-
-Mode = Literal["crag", "rag", "self-crag"]
 
 
 class AskOptions(BaseModel):
@@ -41,7 +41,7 @@ class AskRequest(BaseModel):
 
     question: str = Field(min_length=1, description="The question, in any language.")
     mode: Mode = Field(
-        "crag",
+        Mode.CRAG,
         description="crag: corrective pipeline; rag: plain baseline; self-crag: crag with "
         "Self-RAG reflection.",
     )

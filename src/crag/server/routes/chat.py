@@ -26,6 +26,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 
 from crag.errors import CragError
 from crag.generate.generator import NOT_FOUND
+from crag.modes import Mode
 from crag.server.deps import RuntimeDep, require_key
 from crag.server.errors import error_response
 from crag.server.routes.ask import BUSY, SSE_HEADERS, checked_question, ensure_not_empty
@@ -38,7 +39,7 @@ __all__ = ["MODELS", "router"]
 router = APIRouter(prefix="/v1", tags=["openai"], dependencies=[Depends(require_key)])
 
 # model id -> pipeline mode
-MODELS = {"crag": "crag", "rag": "rag", "self-crag": "self-crag"}
+MODELS = {m.value: m for m in Mode}
 _CREATED = int(time.time())
 
 
