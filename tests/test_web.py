@@ -424,8 +424,8 @@ def test_searxng_url_from_environment(monkeypatch, tmp_path) -> None:
 
 
 def test_cli_output_tells_local_and_web_sources_apart() -> None:
-    from crag.cli import console
-    from crag.cli_ask import _print_answer, _print_trace
+    from crag.cli.ask import _print_answer, _print_trace
+    from crag.cli.common import console
     from crag.types import Answer, Citation, Trace
 
     trace = Trace(question="q", mode="crag", total_ms=1200.0, web_query="zorblat festival")

@@ -2,7 +2,7 @@
 
 The harness receives what it needs — a pipeline (anything with `ask(question, mode)`), a way
 to look chunks up by id (the index catalog), the questions, the modes and the results file —
-and builds none of it: `crag eval` (crag.cli_eval) does that at the edge.
+and builds none of it: `crag eval` (crag.cli.eval) does that at the edge.
 
 Questions are asked mode after mode for the same question (rag, crag, rag, crag, ...) so that
 background load on a shared machine hits every mode alike. Pairs already in `results.jsonl`

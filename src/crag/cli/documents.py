@@ -1,79 +1,20 @@
-"""The `crag` command line. Errors crag raises on purpose become one red line and exit code 1."""
+"""`crag ingest`, `remove`, `search` and `sources`: what is in the index, and finding it."""
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
-from functools import wraps
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from crag.config import Settings, load_settings
+from crag.cli.common import CollectionOpt, RichProgress, collection_settings, console, err, friendly
 from crag.errors import CragError
 
-__all__ = ["app", "main"]
-
-app = typer.Typer(
-    add_completion=False,
-    no_args_is_help=True,
-    help="crag: corrective retrieval-augmented generation over your own documents.",
-)
-console = Console()
-err = Console(stderr=True)
-F = TypeVar("F", bound=Callable[..., Any])
-
-CollectionOpt = Annotated[
-    str | None, typer.Option("--collection", "-c", help="Collection name (CRAG_COLLECTION).")
-]
-
-
-def friendly(fn: F) -> F:
-    """Turn `CragError` into a one-line message instead of a traceback."""
-
-    @wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except CragError as exc:
-            err.print(f"[bold red]error:[/] {exc}", highlight=False)
-            raise typer.Exit(1) from None
-        except KeyboardInterrupt:
-            err.print("[yellow]interrupted; the next run repairs any half-written file[/]")
-            raise typer.Exit(130) from None
-
-    return wrapper  # type: ignore[return-value]
-
-
-def _settings(collection: str | None) -> Settings:
-    return load_settings(**({"collection": collection} if collection else {}))
-
-
-class _RichProgress:
-    """Files and chunks as two rich progress bars."""
-
-    def __init__(self, progress: Progress) -> None:
-        self.p = progress
-        self.files_task = progress.add_task("files", total=0)
-        self.chunks_task = progress.add_task("chunks", total=0)
-
-    def files(self, total: int) -> None:
-        self.p.update(self.files_task, total=total)
-
-    def file_done(self, path: str, status: str) -> None:
-        self.p.update(self.files_task, advance=1, description=f"files [dim]{Path(path).name}[/]")
-
-    def chunks_planned(self, n: int) -> None:
-        task = self.p.tasks[self.chunks_task]
-        self.p.update(self.chunks_task, total=(task.total or 0) + n)
-
-    def chunks_done(self, n: int) -> None:
-        self.p.update(self.chunks_task, advance=n)
+__all__ = ["ingest", "register", "remove", "search", "sources"]
 
 
 def _print_report(report: Any, verb: str) -> None:
@@ -91,7 +32,6 @@ def _print_report(report: Any, verb: str) -> None:
     )
 
 
-@app.command()
 @friendly
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders (recursive).")],
@@ -104,7 +44,7 @@ def ingest(
     from crag.index.store import Index
     from crag.ingest.ingestor import Ingestor
 
-    settings = _settings(collection)
+    settings = collection_settings(collection)
     index = Index.open(settings)
     ingestor = Ingestor(index, settings.ingest)
     if delete:
@@ -118,14 +58,13 @@ def ingest(
             TimeElapsedColumn(),
         )
         with Progress(*columns, console=err, transient=False) as progress:
-            report = ingestor.ingest(paths, progress=_RichProgress(progress))
+            report = ingestor.ingest(paths, progress=RichProgress(progress))
         _print_report(report, "ingested")
     index.close()
     if report.failed:
         raise typer.Exit(2)
 
 
-@app.command()
 @friendly
 def remove(
     sources: Annotated[list[Path], typer.Argument(help="Files or folders to drop from the index.")],
@@ -135,7 +74,6 @@ def remove(
     ingest(sources, delete=True, collection=collection)
 
 
-@app.command()
 @friendly
 def search(
     query: Annotated[str, typer.Argument(help="What to look for.")],
@@ -150,7 +88,7 @@ def search(
     from crag.index.store import Index
     from crag.models.reranker import make_reranker, rerank
 
-    settings = _settings(collection)
+    settings = collection_settings(collection)
     if mode not in (None, "bm25", "dense", "hybrid"):
         raise CragError(f"--mode {mode!r}: use bm25, dense or hybrid")
     if fusion not in (None, "rrf", "weighted"):
@@ -193,13 +131,12 @@ def search(
     console.print(table)
 
 
-@app.command()
 @friendly
 def sources(collection: CollectionOpt = None) -> None:
     """List indexed sources with their chunk counts."""
     from crag.index.store import Index
 
-    settings = _settings(collection)
+    settings = collection_settings(collection)
     index = Index.open(settings)
     table = Table(title=f"collection {settings.collection!r} ({index.count()} chunks)")
     table.add_column("source")
@@ -211,23 +148,8 @@ def sources(collection: CollectionOpt = None) -> None:
     console.print(f"embedding model: {index.embedding_model or '(none yet)'}")
 
 
-@app.command()
-@friendly
-def config() -> None:
-    """Print the effective settings (defaults < crag.toml < CRAG_* environment)."""
-    sys.stdout.write(load_settings().model_dump_json(indent=2) + "\n")
-
-
-def main() -> None:
-    app()
-
-
-# Command modules register themselves on `app` when imported.
-from crag import cli_ask, cli_eval, cli_evaluator, cli_models, cli_serve  # noqa: E402,F401
-
-if __name__ == "__main__":
-    # `python -m crag.cli`: the commands registered themselves on `crag.cli.app`, which is
-    # not this `__main__` module's `app`; run that one.
-    from crag.cli import main as _main
-
-    _main()
+def register(app: typer.Typer) -> None:
+    app.command()(ingest)
+    app.command()(remove)
+    app.command()(search)
+    app.command()(sources)

@@ -26,10 +26,10 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from crag.cli import _RichProgress, app, console, err, friendly
+from crag.cli.common import RichProgress, console, err, friendly
 from crag.config import load_settings
 
-__all__ = ["eval_command"]
+__all__ = ["eval_command", "register"]
 
 RESULTS = "results.jsonl"
 
@@ -92,7 +92,6 @@ def _print_summary(summary: dict[str, Any]) -> None:
     )
 
 
-@app.command("eval")
 @friendly
 def eval_command(
     dataset: Annotated[Path, typer.Argument(help="SQuAD .json(.gz) or JSONL questions.")],
@@ -194,11 +193,15 @@ class _IngestBar:
         self.p = progress
         self.tasks: list[Any] = []
 
-    def __enter__(self) -> _RichProgress:
-        bar = _RichProgress(self.p)
+    def __enter__(self) -> RichProgress:
+        bar = RichProgress(self.p)
         self.tasks = [bar.files_task, bar.chunks_task]
         return bar
 
     def __exit__(self, *exc: object) -> None:
         for task in self.tasks:
             self.p.remove_task(task)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_command)

@@ -18,17 +18,17 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from crag.cli import _settings, app, console, friendly
+from crag.cli.common import collection_settings, console, friendly
 from crag.config import ROLES
 
-__all__ = ["models"]
+__all__ = ["models", "register"]
 
 
 def _rows(check: bool) -> list[dict[str, Any]]:
     from crag.models.llm.registry import providers
     from crag.pipeline.build import make_llm
 
-    settings = _settings(None)
+    settings = collection_settings(None)
     models_dir = settings.llm.models_dir or settings.data_dir / "models"
     rows: list[dict[str, Any]] = []
     health: dict[tuple[Any, ...], Any] = {}
@@ -72,7 +72,6 @@ def _providers_table() -> Table:
     return table
 
 
-@app.command()
 @friendly
 def models(
     as_json: Annotated[bool, typer.Option("--json", help="Print the roles as JSON.")] = False,
@@ -119,3 +118,7 @@ def models(
             console.print(_providers_table(), highlight=False)
     if unreachable:
         raise typer.Exit(2)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(models)

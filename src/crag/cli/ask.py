@@ -15,13 +15,13 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from crag.cli import CollectionOpt, _settings, app, console, err, friendly
+from crag.cli.common import CollectionOpt, collection_settings, console, err, friendly
 from crag.errors import CragError
 from crag.modes import Mode
 from crag.pipeline.graph import MODES
 from crag.types import Answer
 
-__all__ = ["ask", "graph"]
+__all__ = ["ask", "graph", "register"]
 
 
 def _verdict_line(answer: Answer) -> str:
@@ -169,15 +169,14 @@ def _print_web(web: dict[str, Any]) -> None:
         console.print(kept)
 
 
-@app.command()
 @friendly
 def ask(
     question: Annotated[str, typer.Argument(help="Your question.")],
     mode: Annotated[
         str | None,
         typer.Option(
-            help="crag (corrective) | rag (plain baseline) | self-crag (crag + reflection); "
-            "default: pipeline.mode"
+            help=f"{Mode.CRAG} (corrective) | {Mode.RAG} (plain baseline) | {Mode.SELF_CRAG} "
+            "(crag + reflection); default: pipeline.mode"
         ),
     ] = None,
     reflect: Annotated[
@@ -193,7 +192,7 @@ def ask(
     from crag.index.store import Index
     from crag.pipeline import build_pipeline
 
-    settings = _settings(collection)
+    settings = collection_settings(collection)
     mode = mode or settings.pipeline.mode
     if mode not in MODES:
         raise CragError(f"--mode {mode!r}: use one of {', '.join(MODES)}")
@@ -253,7 +252,6 @@ def ask(
         index.close()
 
 
-@app.command()
 @friendly
 def graph(
     mode: Annotated[str, typer.Option(help=" | ".join(Mode))] = Mode.CRAG.value,
@@ -276,3 +274,8 @@ def graph(
         reflector=sentinel.reflector,
     )
     sys.stdout.write(Pipeline(parts).mermaid(mode) + "\n")  # type: ignore[arg-type]
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(ask)
+    app.command()(graph)

@@ -20,12 +20,11 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from crag.cli import CollectionOpt, _settings, app, console, friendly
+from crag.cli.common import CollectionOpt, collection_settings, console, friendly
 
-__all__ = ["evaluator_app"]
+__all__ = ["evaluator_app", "register"]
 
 evaluator_app = typer.Typer(no_args_is_help=True, help="Train, calibrate and export the evaluator.")
-app.add_typer(evaluator_app, name="evaluator")
 
 SquadOpt = Annotated[list[Path] | None, typer.Option("--squad", help="SQuAD JSON (v1.1/v2.0).")]
 NQQOpt = Annotated[Path | None, typer.Option("--nq-questions", help="NQ questions JSONL.")]
@@ -37,7 +36,7 @@ SeedOpt = Annotated[int, typer.Option("--seed")]
 
 
 def _run_dir(out: Path | None, collection: str | None) -> Path:
-    return out or _settings(collection).data_dir / "evaluator"
+    return out or collection_settings(collection).data_dir / "evaluator"
 
 
 def _sources(squad, nq_q, nq_p, nq_limit, squad_limit, seed, distill=None, coll=None):
@@ -89,7 +88,7 @@ def train(
     from crag.grading.training.trainer import TrainConfig
     from crag.grading.training.trainer import train as train_model
 
-    settings = _settings(collection)
+    settings = collection_settings(collection)
     run = _run_dir(out, collection)
     if fresh:
         import shutil
@@ -205,3 +204,7 @@ def export_cmd(
     for name, digest in manifest["sha256"].items():
         size = (target / name).stat().st_size / 1e6
         console.print(f"{target / name}: {size:.1f} MB sha256 {digest}")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(evaluator_app, name="evaluator")

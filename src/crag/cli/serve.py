@@ -12,12 +12,11 @@ from typing import Annotated
 
 import typer
 
-from crag.cli import CollectionOpt, _settings, app, err, friendly
+from crag.cli.common import CollectionOpt, collection_settings, err, friendly
 
-__all__ = ["serve"]
+__all__ = ["register", "serve"]
 
 
-@app.command()
 @friendly
 def serve(
     host: Annotated[
@@ -42,7 +41,7 @@ def serve(
     from crag.server import create_app
     from crag.server.auth import check_exposure, load_keys
 
-    settings = _settings(collection)
+    settings = collection_settings(collection)
     s = settings.server
     s.host = host or s.host
     s.port = s.port if port is None else port
@@ -72,3 +71,7 @@ def serve(
     finally:
         writer.close()
         reader.close()
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(serve)

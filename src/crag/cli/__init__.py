@@ -1,0 +1,28 @@
+"""The `crag` command line: the typer app, built from one module per command group.
+
+Errors crag raises on purpose become one red line and exit code 1 (`common.friendly`). The
+command modules define functions and import only `crag.cli.common` and the library; this
+module imports them and registers each on `app`, so nothing imports `crag.cli` back and the
+order here is the order `crag --help` lists the commands in.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from crag.cli import ask, config, documents, evaluator, models, serve
+from crag.cli import eval as eval_commands
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="crag: corrective retrieval-augmented generation over your own documents.",
+)
+for _group in (documents, config, ask, eval_commands, evaluator, models, serve):
+    _group.register(app)
+
+
+def main() -> None:
+    app()

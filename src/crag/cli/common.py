@@ -1,0 +1,81 @@
+"""What every `crag` command shares: the consoles, the error wrapper, options, settings.
+
+Command modules import from here and from the library, never from each other or from
+`crag.cli` itself, so the package has no import circle: `crag.cli` (its `__init__`) imports
+the command modules and registers their functions on the app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+
+from crag.config import Settings, load_settings
+from crag.errors import CragError
+
+__all__ = [
+    "CollectionOpt",
+    "RichProgress",
+    "collection_settings",
+    "console",
+    "err",
+    "friendly",
+]
+
+console = Console()
+err = Console(stderr=True)
+F = TypeVar("F", bound=Callable[..., Any])
+
+CollectionOpt = Annotated[
+    str | None, typer.Option("--collection", "-c", help="Collection name (CRAG_COLLECTION).")
+]
+
+
+def friendly(fn: F) -> F:
+    """Turn `CragError` into a one-line message instead of a traceback."""
+
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except CragError as exc:
+            err.print(f"[bold red]error:[/] {exc}", highlight=False)
+            raise typer.Exit(1) from None
+        except KeyboardInterrupt:
+            err.print("[yellow]interrupted; the next run repairs any half-written file[/]")
+            raise typer.Exit(130) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def collection_settings(collection: str | None) -> Settings:
+    """Settings, with `--collection` (when given) over crag.toml and the environment."""
+    return load_settings(**({"collection": collection} if collection else {}))
+
+
+class RichProgress:
+    """Files and chunks as two rich progress bars."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.p = progress
+        self.files_task = progress.add_task("files", total=0)
+        self.chunks_task = progress.add_task("chunks", total=0)
+
+    def files(self, total: int) -> None:
+        self.p.update(self.files_task, total=total)
+
+    def file_done(self, path: str, status: str) -> None:
+        self.p.update(self.files_task, advance=1, description=f"files [dim]{Path(path).name}[/]")
+
+    def chunks_planned(self, n: int) -> None:
+        task = self.p.tasks[self.chunks_task]
+        self.p.update(self.chunks_task, total=(task.total or 0) + n)
+
+    def chunks_done(self, n: int) -> None:
+        self.p.update(self.chunks_task, advance=n)
