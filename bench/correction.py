@@ -4,7 +4,7 @@ what nobody has? `--mode rag` vs `--mode crag` on the same questions and models.
     python -m bench.correction [--limit N] [--seed S] [--evaluator NAME] [--set KEY=VALUE ...]
     python -m bench.correction --show bench/results/correction.json   # table of a (partial) run
 
-Data (the fixed split of `crag.eval.nq_part`): the knowledge base is the "kb" part of
+Data (the fixed split of `crag.datasets.nq_part`): the knowledge base is the "kb" part of
 `nq-passages.jsonl`, ingested once into `<data-dir>` (default `.crag/bench/correction`; later
 runs reuse it); the "web" part is served by `bench/search_double.py` on 127.0.0.1 behind the
 Tavily API (or `--provider searxng`); the "held_out" part is nowhere. Questions from
@@ -77,7 +77,7 @@ def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 
 def sample_questions(path: Path, per_group: int, seed: int) -> dict[str, list[dict[str, Any]]]:
     """Questions per part, only those the trained evaluator never saw (its "test" part)."""
-    from crag.eval import evaluator_part, nq_part
+    from crag.datasets import evaluator_part, nq_part
 
     groups: dict[str, list[dict[str, Any]]] = {g: [] for g in GROUPS}
     with path.open(encoding="utf-8") as fh:
@@ -91,7 +91,7 @@ def sample_questions(path: Path, per_group: int, seed: int) -> dict[str, list[di
 
 
 def _kb_file(passages: Path, data_dir: Path) -> Path:
-    from crag.eval import nq_part
+    from crag.datasets import nq_part
 
     target = data_dir / "nq-kb.jsonl"
     if not target.exists():

@@ -9,7 +9,7 @@ Held-out pairs, labelled exactly as the training pairs are (`crag.grading.traini
 crag's own hybrid retrieval over each dataset's knowledge base; a chunk or strip is positive
 when it is from the gold unit and holds a gold answer, negative when it is from another unit
 and holds none (hard negatives), or from the gold unit without the answer. Questions come from
-the "test" part of `crag.eval.splits.evaluator_part` only — the shipped evaluator never saw
+the "test" part of `crag.datasets.splits.evaluator_part` only — the shipped evaluator never saw
 them. SQuAD-TR (Turkish) questions whose English original was in the train/calibrate part are
 excluded too (SQuAD-TR keeps SQuAD's question ids).
 

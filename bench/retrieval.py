@@ -18,7 +18,7 @@ For each dataset a fresh index is built in a temporary data dir with crag's own 
 - reranking (`--rerank`, default the shipped `crag-evaluator`): the hybrid+weighted top 20
   reordered by the cross-encoder, as `crag ask` does before keeping 5; its latency includes the
   retrieval. Questions are then drawn only from the evaluator's held-out "test" part
-  (`crag.eval.splits.evaluator_part`), since the reranker was trained on the rest.
+  (`crag.datasets.splits.evaluator_part`), since the reranker was trained on the rest.
   `--rerank-weights 1,0.7,...` adds one row per blend weight (`rerank.weight`: the reranker's
   share, the rest the fused score); choose it with `--part calibrate`, report it on `--part test`.
 """
@@ -81,19 +81,20 @@ def squad_questions(
     path: Path, n: int, seed: int, part: str | None = None
 ) -> tuple[list[Question], dict[str, Any]]:
     """(question, `title#paragraph_index`) pairs, the doc_id crag's SQuAD loader gives."""
-    from crag.eval.splits import evaluator_part
+    from crag.datasets import evaluator_part, squad_unit_id
 
     raw = json.loads(path.read_text(encoding="utf-8"))
     pairs: list[Question] = []
     paragraphs = 0
     for a_idx, article in enumerate(raw["data"]):
-        title = str(article.get("title") or f"article {a_idx}").replace("_", " ")
         for p_idx, para in enumerate(article["paragraphs"]):
             paragraphs += 1
             if part and evaluator_part(para["context"]) != part:
                 continue
             for qa in para.get("qas", []):
-                pairs.append(Question(qa["question"], f"{title}#{p_idx}"))
+                pairs.append(
+                    Question(qa["question"], squad_unit_id(article.get("title"), a_idx, p_idx))
+                )
     total = len(pairs)
     sample = random.Random(seed).sample(pairs, min(n, total)) if n > 0 else pairs
     info = {
@@ -121,7 +122,7 @@ def nq_subset(
     """
     records = [json.loads(line) for line in passages.open(encoding="utf-8") if line.strip()]
     by_id = {r["id"]: r for r in records}
-    from crag.eval.splits import evaluator_part
+    from crag.datasets.splits import evaluator_part
 
     all_qs = [json.loads(line) for line in questions.open(encoding="utf-8") if line.strip()]
     if part:

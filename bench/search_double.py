@@ -4,7 +4,7 @@ every result page served as HTML — a real HTTP server on 127.0.0.1.
     python -m bench.search_double --port 8808 [--passages PATH] [--part web]
 
 Tests and `bench/correction.py` start it in-process (`SearchDouble(docs).start()`); run as a
-module it serves the "web" part of the NQ passages (`crag.eval.nq_part`) until interrupted.
+module it serves the "web" part of the NQ passages (`crag.datasets.nq_part`) until interrupted.
 
 - `POST /search` — Tavily: JSON `{"query", "max_results"}`, bearer key (when one is set) →
   `{"query", "results": [{"url", "title", "content", "score"}], "response_time"}`.
@@ -50,17 +50,10 @@ def title_of(text: str, words: int = 8) -> str:
 
 def load_nq_part(part: str = "web", passages: Path | None = None) -> list[dict[str, str]]:
     """The passages of one part of the fixed NQ split ('kb', 'web' or 'held_out')."""
-    from crag.eval import nq_part
+    from crag.datasets import nq_part, read_passages
 
-    path = passages or DATASETS / "nq-passages.jsonl"
-    out = []
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                record = json.loads(line)
-                if nq_part(record["id"]) == part:
-                    out.append({"id": record["id"], "text": record["text"]})
-    return out
+    texts = read_passages(passages or DATASETS / "nq-passages.jsonl")
+    return [{"id": pid, "text": text} for pid, text in texts.items() if nq_part(pid) == part]
 
 
 def _page_html(doc: dict[str, str]) -> bytes:

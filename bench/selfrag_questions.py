@@ -21,8 +21,8 @@ from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
+from crag.datasets import EvalItem, load_dataset
 from crag.errors import LoaderError
-from crag.eval.datasets import EvalItem, load_dataset
 from crag.ingest.loaders import load_file
 from crag.types import Document
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from tests.conftest import write
 
+from crag.datasets import load_dataset, select_items
+from crag.datasets.splits import nq_part
 from crag.errors import CragError, LoaderError
-from crag.eval.datasets import load_dataset, select_items
 from crag.eval.kb import default_collection, language_settings, split_kb, tag_parts
-from crag.eval.splits import nq_part
 from crag.ingest.structured import load_squad_json
 
 
@@ -237,8 +237,8 @@ def test_default_collection_names() -> None:
 
 
 def test_plan_settles_collection_language_and_held_out_questions(tmp_path: Path, settings) -> None:
+    from crag.datasets.splits import evaluator_part
     from crag.eval.run import EvalConfig, plan_eval
-    from crag.eval.splits import evaluator_part
 
     ids = [f"nq-{i:05d}" for i in range(80)]
     write(tmp_path / "nq-passages.jsonl", "\n".join(json.dumps({"id": i, "text": i}) for i in ids))

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from tests.conftest import MODELS_DIR, write
 
-from crag.eval.datasets import load_dataset
+from crag.datasets import load_dataset
 from crag.eval.harness import Harness
 from crag.eval.report import write_report
 from crag.eval.results import ResultsFile

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from crag.datasets import EvalItem
 from crag.errors import CragError, LLMError
-from crag.eval.datasets import EvalItem
 from crag.eval.harness import Harness, check_modes
 from crag.eval.kb import detect_language
 from crag.eval.results import ResultsFile, check_fingerprint, locked

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from crag.datasets import load_dataset
+from crag.datasets.splits import evaluator_part
 from crag.errors import LoaderError
-from crag.eval.datasets import load_dataset
 from crag.eval.metrics import contains_answer
-from crag.eval.splits import evaluator_part
 from crag.grading.training.calibrate import CalibrationItem, choose_thresholds, credit
 from crag.grading.training.data import LabelledQuestion, load_squad
 from crag.grading.training.pairs import Pair, mine_pairs, read_pairs, write_pairs

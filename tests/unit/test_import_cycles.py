@@ -1,4 +1,4 @@
-"""No import circles: the module graph of src/crag has none, and the CLI is in no package cycle.
+"""No import circles: neither among src/crag's modules nor among its packages.
 
 A circle makes import order matter (a half-initialised module hands out names that are not
 there yet) and ties modules that should change alone. `scripts/import_cycles.py` reads the
@@ -29,10 +29,14 @@ def test_no_module_imports_another_that_imports_it_back() -> None:
     assert ic.cycles(ic.graph()) == []
 
 
-def test_the_cli_is_in_no_package_cycle() -> None:
+def test_no_package_imports_one_that_imports_it_back() -> None:
+    ic = _checker()
+    assert ic.cycles(ic.packages(ic.graph())) == []
+
+
+def test_cli_commands_do_not_import_the_app() -> None:
     ic = _checker()
     edges = ic.graph()
-    assert not [c for c in ic.cycles(ic.packages(edges)) if "crag.cli" in c]
     # command modules import `crag.cli.common` and the library, never the app's own module
     # (`crag.cli.__main__`, the `python -m crag.cli` entry point, is the one that runs it)
     back = [m for m in edges if m.startswith("crag.cli.") and "crag.cli" in edges[m]]

@@ -112,7 +112,7 @@ def eval_command(
         typer.Option(help="Knowledge-base files for JSONL questions (repeatable)."),
     ] = None,
     split: Annotated[
-        bool, typer.Option(help="Index only the 'kb' part of the passages (crag.eval.splits).")
+        bool, typer.Option(help="Index only the 'kb' part of the passages (crag.datasets.splits).")
     ] = False,
     parts: Annotated[
         str | None, typer.Option(help="With --split: sample questions from kb,web,held_out.")
@@ -127,7 +127,7 @@ def eval_command(
         bool,
         typer.Option(
             help="Only questions whose gold passage the trained evaluator did not learn from "
-            "(its 'test' part: crag.eval.splits.evaluator_part)."
+            "(its 'test' part: crag.datasets.splits.evaluator_part)."
         ),
     ] = False,
     order: Annotated[

@@ -18,8 +18,8 @@ from collections.abc import Callable, Sequence
 from contextlib import suppress
 from typing import Any, Protocol
 
+from crag.datasets import EvalItem
 from crag.errors import CragError
-from crag.eval.datasets import EvalItem
 from crag.eval.metrics import contains_answer
 from crag.eval.results import ResultsFile
 from crag.modes import SELF_RAG, Mode, normalise_mode

@@ -8,7 +8,7 @@ split — is settled here, once, and recorded in the run's fingerprint.
   than English the English-only default embedding (all-MiniLM-L6-v2) is replaced by the packaged
   `use-multilingual` model, and the default English stemmer by the language's Snowball stemmer
   (`turkish` for SQuAD-TR). Settings the user chose in crag.toml or CRAG_* are kept.
-- Split (`--split`): a JSONL passage file is cut by `crag.eval.splits.nq_part`; only the
+- Split (`--split`): a JSONL passage file is cut by `crag.datasets.splits.nq_part`; only the
   'kb' part (45 %) is written to `<data_dir>/eval/<name>.kb.jsonl` and indexed, and each
   question is tagged with the part its gold passage fell in.
 """
@@ -23,9 +23,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from crag.config import EmbeddingSettings, KeywordSettings, Settings
+from crag.datasets import EvalItem
+from crag.datasets.splits import nq_part
 from crag.errors import CragError
-from crag.eval.datasets import EvalItem
-from crag.eval.splits import nq_part
 
 __all__ = [
     "default_collection",

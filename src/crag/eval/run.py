@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from crag.config import Settings
+from crag.datasets import EvalDataset, EvalItem, load_dataset, select_items
+from crag.datasets.splits import evaluator_part
 from crag.errors import CragError
-from crag.eval.datasets import EvalDataset, EvalItem, load_dataset, select_items
 from crag.eval.harness import EvalProgress, Harness, check_modes, check_order
 from crag.eval.kb import default_collection, detect_language, language_settings, split_kb, tag_parts
 from crag.eval.report import write_report
 from crag.eval.results import ResultsFile, check_fingerprint, locked
-from crag.eval.splits import evaluator_part
 from crag.eval.summary import summarize
 from crag.grading.thresholds import thresholds_for
 from crag.ingest.ingestor import IngestProgress

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from crag.datasets.squad import squad_title, squad_unit_id
 from crag.errors import LoaderError
 from crag.types import Document
 
@@ -39,7 +40,7 @@ def load_squad_json(path: str, text: str) -> tuple[list[Document], list[str]]:
         if not isinstance(paragraphs, list):
             warnings.append(f"{path}: data[{a_idx}] has no paragraphs list; skipped")
             continue
-        title = str(article.get("title") or f"article {a_idx}").replace("_", " ")
+        title = squad_title(article.get("title"), a_idx)
         for p_idx, para in enumerate(paragraphs):
             context = para.get("context") if isinstance(para, dict) else None
             if not isinstance(context, str) or not context.strip():
@@ -48,7 +49,7 @@ def load_squad_json(path: str, text: str) -> tuple[list[Document], list[str]]:
             docs.append(
                 Document(
                     source=path,
-                    doc_id=f"{title}#{p_idx}",
+                    doc_id=squad_unit_id(article.get("title"), a_idx, p_idx),
                     text=context,
                     title=title,
                     metadata={"article": a_idx, "paragraph": p_idx},

@@ -27,6 +27,7 @@ from crag.errors import ModelLoadError
 __all__ = [
     "PACKAGED_EVALUATOR",
     "CrossEncoderEvaluator",
+    "bf16_available",
     "calibrated_thresholds",
     "packaged_evaluator_dir",
 ]
@@ -63,6 +64,17 @@ def resolve_model(model: str) -> str:
         _verify(folder)
         return str(folder)
     return model
+
+
+def bf16_available() -> bool:
+    """bfloat16 matmuls are fast on this CPU (AMX or AVX-512 BF16): inference and training
+    both choose their precision by it."""
+    import torch
+
+    try:
+        return bool(torch.cpu._is_amx_tile_supported() or torch.cpu._is_avx512_bf16_supported())
+    except AttributeError:  # pragma: no cover - older torch
+        return False
 
 
 def calibrated_thresholds(model: str) -> tuple[float, float] | None:
@@ -109,8 +121,6 @@ class CrossEncoderEvaluator:
     def _load(self) -> tuple[Any, Any, Any]:
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-        from crag.grading.training.trainer import bf16_available
 
         source = resolve_model(self.model_ref)
         try:

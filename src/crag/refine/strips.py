@@ -20,10 +20,12 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from crag.grading.base import RetrievalEvaluator
 from crag.types import Chunk, Strip
+
+if TYPE_CHECKING:  # a protocol for annotations only: grading's trainer imports this module
+    from crag.grading.base import RetrievalEvaluator
 
 __all__ = ["RefineMode", "Refiner", "decompose", "sentences"]
 

@@ -4,7 +4,7 @@ Behind `crag evaluator train | calibrate | export` (and `scripts/train-evaluator
 reproduces the model that ships in `crag/models/data/crag-evaluator`).
 """
 
-from crag.eval.metrics import contains_answer
+from crag.datasets.answers import contains_answer
 from crag.grading.training.calibrate import choose_thresholds
 from crag.grading.training.pairs import Pair, distill_pairs, mine_pairs
 from crag.grading.training.trainer import TrainConfig, train

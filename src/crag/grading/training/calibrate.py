@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from crag.eval.metrics import contains_answer
+from crag.datasets.answers import contains_answer
 from crag.grading.base import RetrievalEvaluator
 from crag.grading.training.data import LabelledQuestion
 from crag.grading.trigger import ActionTrigger

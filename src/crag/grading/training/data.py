@@ -4,7 +4,7 @@ A `LabelledQuestion` knows its gold answers and the unit (SQuAD paragraph `title
 passage id) that holds them — the same `doc_id` crag's loaders give that unit, so chunks
 retrieved from an index built from the same file can be labelled by comparing ids.
 
-Which questions may be trained on is decided by `crag.eval.splits.evaluator_part` on the gold
+Which questions may be trained on is decided by `crag.datasets.splits.evaluator_part` on the gold
 unit's text key (SQuAD: the paragraph's context, so a paragraph and its translation in another
 file cannot straddle the split by id; NQ: the passage id).
 """
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from crag.datasets import read_passages, read_squad
+from crag.datasets.splits import evaluator_part
 from crag.errors import LoaderError
-from crag.eval.datasets import read_squad
-from crag.eval.splits import evaluator_part
 
 __all__ = ["LabelledQuestion", "load_nq", "load_squad", "sample", "squad_ids"]
 
@@ -45,7 +45,7 @@ def load_squad(
 ) -> list[LabelledQuestion]:
     """Answerable questions of a SQuAD v1.1/v2.0 file whose paragraph falls in `split`.
 
-    Read by `crag.eval.datasets.read_squad`, the reader `crag eval` uses, so training and eval
+    Read by `crag.datasets.read_squad`, the reader `crag eval` uses, so training and eval
     agree on unit ids, questions and answers (answers stripped, repeats dropped); a question
     without answers is skipped, not an error (see `read_squad`'s `strict`).
     `exclude_ids` drops questions by id: SQuAD-TR keeps SQuAD's question ids, so the Turkish
@@ -72,13 +72,8 @@ def squad_ids(path: Path, split: Split) -> set[str]:
 
 def load_nq(questions: Path, passages: Path, split: Split = "all") -> list[LabelledQuestion]:
     """NQ questions whose gold passage falls in `split`, with the gold passage text."""
-    texts: dict[str, str] = {}
     try:
-        with passages.open(encoding="utf-8") as fh:
-            for line in fh:
-                if line.strip():
-                    record = json.loads(line)
-                    texts[record["id"]] = record["text"]
+        texts = read_passages(passages)
         out: list[LabelledQuestion] = []
         with questions.open(encoding="utf-8") as fh:
             for n, line in enumerate(fh, start=1):

@@ -40,7 +40,7 @@ Labels: a chunk is positive when it is part of the gold paragraph/passage and co
 answer; negatives are crag's own hybrid-retrieval hits from other units with no gold answer
 (hard negatives), the gold unit's chunks without the answer, and knowledge strips (3-sentence
 excerpts) of both. Only questions whose gold unit falls in the "train" part of
-`crag.eval.splits.evaluator_part` were used; thresholds were chosen on the "calibrate" part;
+`crag.datasets.splits.evaluator_part` were used; thresholds were chosen on the "calibrate" part;
 `bench/evaluator.py` measures on the "test" part. SQuAD-TR (licence: evaluation only) was
 never trained on.
 

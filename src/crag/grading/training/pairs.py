@@ -12,7 +12,7 @@ strips cut from them (to refine). So the pairs are both, taken from crag's own p
   — the hardest negatives there are: same paragraph, wrong sentences), and the strips of one
   hard-negative chunk.
 
-"Holds a gold answer" is `crag.eval.metrics.contains_answer`, the test `crag eval` scores
+"Holds a gold answer" is `crag.datasets.answers.contains_answer`, the test `crag eval` scores
 answers with (SQuAD normalisation, whole tokens, Turkish i's folded; exact tokens, no suffix
 matching, so a label never rests on a guessed Turkish suffix): a pair is labelled by the same
 rule that later decides whether an answer from it counts as right.
@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from crag.eval.metrics import contains_answer
+from crag.datasets.answers import contains_answer
 from crag.grading.base import RetrievalEvaluator
 from crag.grading.training.data import LabelledQuestion
 from crag.refine.strips import decompose

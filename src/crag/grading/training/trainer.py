@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from crag.grading.training.pairs import Pair
+from crag.models.cross_encoder import bf16_available
 
 __all__ = ["TrainConfig", "bf16_available", "resolve_base", "train"]
 
@@ -43,16 +44,6 @@ class TrainConfig:
     checkpoint_every: int = 200  # optimiser steps
     bf16: bool | None = None  # None: when the CPU supports it
     extra: dict[str, Any] = field(default_factory=dict)
-
-
-def bf16_available() -> bool:
-    """bfloat16 matmuls are fast on this CPU (AMX or AVX-512 BF16)."""
-    import torch
-
-    try:
-        return bool(torch.cpu._is_amx_tile_supported() or torch.cpu._is_avx512_bf16_supported())
-    except AttributeError:  # pragma: no cover - older torch
-        return False
 
 
 def resolve_base(base: str) -> str:
