@@ -6,7 +6,7 @@ what nobody has? `--mode rag` vs `--mode crag` on the same questions and models.
 
 Data (the fixed split of `crag.datasets.nq_part`): the knowledge base is the "kb" part of
 `nq-passages.jsonl`, ingested once into `<data-dir>` (default `.crag/bench/correction`; later
-runs reuse it); the "web" part is served by `bench/search_double.py` on 127.0.0.1 behind the
+runs reuse it); the "web" part is served by `tests/servers/search_double.py` on 127.0.0.1 behind the
 Tavily API (or `--provider searxng`); the "held_out" part is nowhere. Questions from
 `nq-questions-dev.jsonl` are sampled, `--limit` per group, by where their gold passage is.
 
@@ -158,7 +158,8 @@ def summarise(rows: list[dict[str, Any]], modes: list[str]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from bench.search_double import SearchDouble, load_nq_part
+    from tests.servers.search_double import SearchDouble, load_nq_part
+
     from crag.config import load_settings
     from crag.index.store import Index
     from crag.ingest.ingestor import Ingestor

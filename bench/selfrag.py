@@ -1,5 +1,5 @@
 """Self-RAG benchmark: rag vs crag vs self-crag on answerable, unanswerable and false-premise
-questions, English and Turkish, over a few SQuAD articles (`bench/selfrag_questions.py`).
+questions, English and Turkish, over a few SQuAD articles (`tests/support/selfrag_questions.py`).
 
     python -m bench.selfrag [--limit N] [--modes rag,crag,self-crag] [--reflect auto|always]
     python -m bench.selfrag --show bench/results/selfrag.json   # the table of a (partial) run
@@ -33,8 +33,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests.support.selfrag_questions import LANGUAGES, SelfRagQuestion, kb_documents, load_questions
+
 from bench.common import console, machine_info, print_table, write_results
-from bench.selfrag_questions import LANGUAGES, SelfRagQuestion, kb_documents, load_questions
 from crag.modes import Mode
 
 ROOT = Path(__file__).resolve().parents[1]

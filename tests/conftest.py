@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,12 @@ def sample_index(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder):
     Ingestor(idx, settings.ingest).ingest([SAMPLE])
     yield settings, idx
     idx.close()
+
+
+@pytest.fixture(scope="module")
+def chroma_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real `chroma run` on loopback, shared by the tests of one module."""
+    from tests.servers.chroma import chroma_server
+
+    with chroma_server(tmp_path_factory.mktemp("chroma-server")) as url:
+        yield url

@@ -10,8 +10,8 @@ producing the answers and the scores. The false-premise test pins nothing.
 from __future__ import annotations
 
 import pytest
-from bench.search_double import SearchDouble, load_nq_part
 from tests.conftest import ROOT
+from tests.servers.search_double import SearchDouble, load_nq_part
 
 from crag.grading import ActionTrigger
 from crag.pipeline import build_pipeline

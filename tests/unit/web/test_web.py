@@ -9,8 +9,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from bench.search_double import SearchDouble
-from tests.web_helpers import FESTIVAL, ListRetriever, OverlapEvaluator
+from tests.servers.search_double import SearchDouble
+from tests.support.web_helpers import FESTIVAL, ListRetriever, OverlapEvaluator
 
 from crag.errors import (
     BlockedAddressError,

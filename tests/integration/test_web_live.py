@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from bench.search_double import SearchDouble, load_nq_part
 from tests.conftest import ROOT
-from tests.web_helpers import FESTIVAL
+from tests.servers.search_double import SearchDouble, load_nq_part
+from tests.support.web_helpers import FESTIVAL
 
 from crag.grading import ActionTrigger
 from crag.pipeline import build_pipeline

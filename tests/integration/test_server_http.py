@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import openai
 import pytest
-from tests.serving import serving
+from tests.servers.serving import serving
 
 from crag.config import load_settings
 from crag.server import create_app

@@ -11,7 +11,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from bench.selfrag_questions import (
+from tests.conftest import write
+from tests.support.selfrag_questions import (
     DATASETS,
     DEFAULT_DATASETS,
     DEFAULT_PATH,
@@ -23,7 +24,6 @@ from bench.selfrag_questions import (
     kb_documents,
     load_questions,
 )
-from tests.conftest import write
 
 from crag.errors import CragError, LoaderError
 

@@ -13,7 +13,7 @@ import httpx
 import openai
 import pytest
 from tests.conftest import SAMPLE
-from tests.serving import serving
+from tests.servers.serving import serving
 
 from crag.config import load_settings
 from crag.index.store import Index

@@ -1,7 +1,7 @@
 """A local stand-in for the web: Tavily's and SearXNG's search APIs over a passage corpus, and
 every result page served as HTML — a real HTTP server on 127.0.0.1.
 
-    python -m bench.search_double --port 8808 [--passages PATH] [--part web]
+    python -m tests.servers.search_double --port 8808 [--passages PATH] [--part web]
 
 Tests and `bench/correction.py` start it in-process (`SearchDouble(docs).start()`); run as a
 module it serves the "web" part of the NQ passages (`crag.datasets.nq_part`) until interrupted.
@@ -38,7 +38,7 @@ from urllib.parse import parse_qs, urlsplit
 
 __all__ = ["SearchDouble", "load_nq_part", "main"]
 
-DATASETS = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets"
+DATASETS = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets"
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 

@@ -31,7 +31,7 @@ __all__ = [
     "LANGUAGES", "TR_ARTICLES", "SelfRagQuestion", "kb_documents", "load_questions",
 ]  # fmt: skip
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_PATH = ROOT / "bench" / "data" / "selfrag-questions.jsonl"
 DEFAULT_DATASETS = ROOT / ".." / "shared" / "datasets"  # /work/shared/datasets from a worktree
 DATASETS = {"squad-en": "squad-en-dev-subset.json", "squad-tr": "squad-tr-dev-v1.0.0.json.gz"}

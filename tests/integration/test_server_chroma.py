@@ -15,8 +15,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 from tests.conftest import MODELS_DIR, SAMPLE
-from tests.serving import serving
-from tests.test_chroma_server import _free_port, chroma_url  # noqa: F401  (fixture)
+from tests.servers.chroma import free_port
+from tests.servers.serving import serving
 
 from crag.config import load_settings
 from crag.index.store import Index
@@ -30,8 +30,8 @@ AUTH = {"X-API-Key": KEY}
 
 
 @pytest.fixture
-def replica_a(tmp_path, chroma_url) -> Iterator[tuple[str, subprocess.Popen]]:  # noqa: F811
-    port = _free_port()
+def replica_a(tmp_path, chroma_url) -> Iterator[tuple[str, subprocess.Popen]]:
+    port = free_port()
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(sys.path),
@@ -70,7 +70,7 @@ def replica_a(tmp_path, chroma_url) -> Iterator[tuple[str, subprocess.Popen]]:  
 
 def test_two_replicas_share_a_chroma_server(
     tmp_path,
-    chroma_url,  # noqa: F811 - the fixture imported above
+    chroma_url,
     replica_a,
     embedder,
     llm,
