@@ -74,7 +74,9 @@ def test_incorrect_without_web_refuses_and_says_why(sample_index, llms) -> None:
     answer = pipeline.ask("What is the boiling point of tungsten?")
     assert answer.verdict is Verdict.INCORRECT
     assert answer.refused and not answer.citations
-    assert "web search is not configured" in answer.text
+    assert "the indexed sources do not contain the answer" in answer.text
+    assert "web search is not configured" not in answer.text
+    assert any("web search is not configured" in n for n in answer.trace.notes)
     assert "generate" in answer.trace.stages_ms
     assert not any(c.role == "generator" for c in answer.trace.calls)  # no guessing
     assert answer.trace.strips == []

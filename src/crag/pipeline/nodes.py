@@ -98,8 +98,12 @@ def make_nodes(c: Components) -> dict[str, Callable[[CragState], dict[str, Any]]
             else "no retrieved passage held a relevant strip, and "
         )
         if c.web is None:
-            reason = f"{why_local if incorrect else ''}web search is not configured"
-            trace.notes.append(f"web search skipped: {reason}")
+            # The user is told the truth about the sources; the missing search is a trace note.
+            detail = why_local.removesuffix(", and ") if incorrect else ""
+            reason = "the indexed sources do not contain the answer" + (
+                f" ({detail})" if detail else ""
+            )
+            trace.notes.append("web search skipped: web search is not configured")
             return {"web_strips": [], "refuse_reason": reason, "web_done": True}
         with _stage(trace, "web_search"):
             outcome = c.web.correct(state["question"])
