@@ -56,6 +56,25 @@ class IngestSettings(BaseModel):
         True, description="Decode non-UTF-8 text by detection (with a warning) instead of skipping."
     )
     batch_chunks: int = Field(512, ge=1, description="Chunks embedded and written per commit.")
+    encoding: str | None = Field(
+        None,
+        description=(
+            "Force one text encoding for every source (e.g. 'latin-1', 'cp1254') instead of "
+            "UTF-8 and detection; undecodable bytes are then an error."
+        ),
+    )
+
+    @field_validator("encoding")
+    @classmethod
+    def _known_encoding(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        import codecs
+
+        try:
+            return codecs.lookup(value).name
+        except LookupError:
+            raise ValueError(f"unknown encoding {value!r}") from None
 
     @model_validator(mode="after")
     def _overlap_below_size(self) -> IngestSettings:

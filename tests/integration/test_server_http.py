@@ -33,6 +33,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     settings.server.max_body_kb = 2
     settings.server.max_upload_mb = 0.05
     settings.server.max_question_chars = 200
+    settings.ingest.max_file_mb = 1
     with serving(create_app(settings, api_keys=[KEY])) as url:
         yield url, data
 
@@ -160,6 +161,32 @@ def test_hostile_and_unsupported_uploads_write_nothing(client, server) -> None:
     created = {p for p in data.parent.rglob("*")} - before
     assert all(p.is_dir() for p in created), created  # at most the empty uploads folder
     assert not Path("/etc/passwd.txt").exists()
+
+
+def test_bombs_and_unreadable_files_are_refused_at_the_door(client, server) -> None:
+    """F1: a bomb in the second gzip member is 413; empty, binary, truncated and corrupt
+    files are 400 problem+json at upload, not a failed job later; nothing stays spooled."""
+    import gzip
+
+    _, data = server
+    spool = data / "uploads"
+    before = set(spool.rglob("*")) if spool.exists() else set()
+    bomb = gzip.compress(b"honest first member\n") + gzip.compress(b"a" * 20_000_000)
+    assert len(bomb) < 40_000  # under server.max_upload_mb (50 KB)
+    r = client.post("/v1/documents", headers=AUTH, files={"files": ("two.txt.gz", bomb)})
+    assert "decompresses to more than 1 MB" in _problem(r, 413)["detail"]
+    cases = {
+        "empty.txt": (b"", "empty file"),
+        "binary.md": (bytes(range(256)) * 4, "binary data"),
+        "cut.jsonl.gz": (gzip.compress(b'{"id": "1", "text": "x"}\n' * 300)[:-12], "truncated"),
+        "junk.txt.bz2": (b"BZh9 broken", "corrupt bzip2"),
+        "fake.pdf": (b"just text", "not a PDF"),
+    }
+    for name, (body, reason) in cases.items():
+        r = client.post("/v1/documents", headers=AUTH, files={"files": (name, body)})
+        assert reason in _problem(r, 400)["detail"], name
+    after = set(spool.rglob("*")) if spool.exists() else set()
+    assert all(p.is_dir() for p in after - before)
 
 
 def test_openai_client_sees_models_and_readable_errors(server) -> None:

@@ -34,10 +34,26 @@ def _check_text(decoded: DecodedText, path: str) -> DecodedText:
     return decoded
 
 
-def decode_bytes(data: bytes, path: str, *, detect: bool = True) -> DecodedText:
-    """Decode `data` read from `path`; raise `LoaderError` naming the path when it is not text."""
+def decode_bytes(
+    data: bytes, path: str, *, detect: bool = True, encoding: str | None = None
+) -> DecodedText:
+    """Decode `data` read from `path`; raise `LoaderError` naming the path when it is not text.
+
+    `encoding` (ingest.encoding) forces one codec: no BOM sniffing, no detection; bytes it
+    cannot decode are an error naming the byte, not a guess.
+    """
     if not data.strip():
         raise LoaderError(path, "empty file")
+    if encoding:
+        try:
+            text = data.decode(encoding)
+        except LookupError as exc:
+            raise LoaderError(path, f"unknown encoding {encoding!r} (ingest.encoding)") from exc
+        except UnicodeDecodeError as exc:
+            raise LoaderError(
+                path, f"not valid {encoding} at byte {exc.start} (ingest.encoding)"
+            ) from exc
+        return _check_text(DecodedText(text.removeprefix("\ufeff"), encoding), path)
     for bom in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
         if data.startswith(bom):
             try:

@@ -160,7 +160,13 @@ class Ingestor:
             if not self.index.needs_update(key, digest):
                 report.unchanged.append(key)
                 return None
-            loaded = load_bytes(Path(key), data, detect_encoding=self.settings.detect_encoding)
+            loaded = load_bytes(
+                Path(key),
+                data,
+                detect_encoding=self.settings.detect_encoding,
+                max_bytes=int(self.settings.max_file_mb * 1e6),
+                encoding=self.settings.encoding,
+            )
         except LoaderError as exc:
             report.failed.append((shown, exc.reason))
             return None

@@ -1,19 +1,19 @@
 """Pick a loader by file extension and run it; every failure is a `LoaderError` naming the file.
 
 Registry: `LOADERS` maps a suffix to a function `(path, text) -> (documents, warnings)`;
-`BINARY_LOADERS` the same for loaders that need raw bytes (PDF). A `.gz` suffix is
-decompressed first and the inner suffix decides (`squad.json.gz`).
+`BINARY_LOADERS` the same for loaders that need raw bytes (PDF). A `.gz`, `.bz2` or `.xz`
+suffix is decompressed first (every member, bounded by `max_bytes` while inflating: see
+`crag.ingest.compressed`) and the inner suffix decides (`squad.json.gz`).
 """
 
 from __future__ import annotations
 
-import gzip
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from crag.errors import LoaderError, UnsupportedFileError
+from crag.ingest.compressed import COMPRESSED, decompress
 from crag.ingest.decode import decode_bytes
 from crag.ingest.documents import load_html, load_markdown, load_pdf, load_text
 from crag.ingest.structured import load_jsonl, load_squad_json
@@ -49,38 +49,47 @@ class LoadResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def _suffix(path: Path) -> tuple[str, bool]:
+def _suffix(path: Path) -> tuple[str, str | None]:
+    """The suffix that picks the loader, and the compression format (None: not compressed)."""
     suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] == ".gz":
-        return (suffixes[-2] if len(suffixes) > 1 else ""), True
-    return (suffixes[-1] if suffixes else ""), False
+    if suffixes and suffixes[-1] in COMPRESSED:
+        return (suffixes[-2] if len(suffixes) > 1 else ""), COMPRESSED[suffixes[-1]]
+    return (suffixes[-1] if suffixes else ""), None
 
 
 def is_supported(path: Path) -> bool:
     return _suffix(path)[0] in supported_suffixes()
 
 
-def load_bytes(path: Path, data: bytes, *, detect_encoding: bool = True) -> LoadResult:
-    """Load already-read bytes of `path` (lets the caller hash exactly what was loaded)."""
+def load_bytes(
+    path: Path,
+    data: bytes,
+    *,
+    detect_encoding: bool = True,
+    max_bytes: int | None = None,
+    encoding: str | None = None,
+) -> LoadResult:
+    """Load already-read bytes of `path` (lets the caller hash exactly what was loaded).
+
+    `max_bytes` bounds what a compressed file may decompress to (checked while inflating);
+    `encoding` forces the text encoding (ingest.encoding) instead of detecting it.
+    """
     name = str(path)
-    suffix, gzipped = _suffix(path)
+    suffix, compression = _suffix(path)
     if suffix not in supported_suffixes():
         raise UnsupportedFileError(
             name,
             f"unsupported file type {suffix or '(none)'!r}; supported: "
             + ", ".join(sorted(supported_suffixes())),
         )
-    if gzipped:
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise LoaderError(name, f"corrupt gzip: {exc}") from exc
+    if compression:
+        data = decompress(data, name, compression, max_bytes)
     if not data.strip():
         raise LoaderError(name, "empty file")
     if suffix in BINARY_LOADERS:
         docs, warnings = BINARY_LOADERS[suffix](name, data)
         return LoadResult(docs, warnings)
-    decoded = decode_bytes(data, name, detect=detect_encoding)
+    decoded = decode_bytes(data, name, detect=detect_encoding, encoding=encoding)
     docs, warnings = LOADERS[suffix](name, decoded.text)
     if decoded.warning:
         warnings.insert(0, decoded.warning)
@@ -88,7 +97,11 @@ def load_bytes(path: Path, data: bytes, *, detect_encoding: bool = True) -> Load
 
 
 def load_file(
-    path: Path, *, max_bytes: int | None = None, detect_encoding: bool = True
+    path: Path,
+    *,
+    max_bytes: int | None = None,
+    detect_encoding: bool = True,
+    encoding: str | None = None,
 ) -> LoadResult:
     """Read and load one file, refusing missing, unreadable or oversized ones with a reason."""
     name = str(path)
@@ -106,4 +119,6 @@ def load_file(
         data = path.read_bytes()
     except OSError as exc:
         raise LoaderError(name, f"cannot read: {exc.strerror or exc}") from exc
-    return load_bytes(path, data, detect_encoding=detect_encoding)
+    return load_bytes(
+        path, data, detect_encoding=detect_encoding, max_bytes=max_bytes, encoding=encoding
+    )

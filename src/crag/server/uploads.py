@@ -10,16 +10,25 @@ hex><suffix>`, a name no client input reaches.
 
 from __future__ import annotations
 
+import codecs
 import os
 import secrets
 import unicodedata
-import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
-from crag.errors import CragError
+from crag.errors import CragError, LoaderError
+from crag.ingest.compressed import InflatedTooLarge, compression_of, inflate_file
 from crag.ingest.loaders import is_supported, supported_suffixes
 
-__all__ = ["TooLarge", "UnsupportedUpload", "check_gzip", "source_name", "spool_path"]
+__all__ = [
+    "TooLarge",
+    "UnsupportedUpload",
+    "check_gzip",
+    "check_upload",
+    "source_name",
+    "spool_path",
+]
 
 MAX_NAME = 200
 
@@ -48,7 +57,7 @@ def check_supported(name: str) -> None:
         raise UnsupportedUpload(
             f"{name!r}: unsupported file type; supported: "
             + ", ".join(sorted(supported_suffixes()))
-            + " (optionally .gz)"
+            + " (optionally compressed: .gz, .bz2, .xz)"
         )
 
 
@@ -63,26 +72,75 @@ def spool_path(folder: Path, name: str) -> Path:
     return path
 
 
-def check_gzip(path: Path, name: str, limit_bytes: int) -> None:
-    """Refuse a `.gz` upload that is corrupt or inflates beyond `limit_bytes` (a zip bomb),
-    reading it in bounded steps instead of decompressing it whole."""
-    if not name.lower().endswith(".gz"):
-        return
-    inflater = zlib.decompressobj(wbits=31)
-    total = 0
+def _blocks(path: Path) -> Iterator[bytes]:
     with path.open("rb") as fh:
+        while block := fh.read(1 << 16):
+            yield block
+
+
+HEAD = 1 << 16  # what the text and PDF checks look at
+
+
+def check_upload(
+    path: Path,
+    name: str,
+    limit_bytes: int,
+    *,
+    detect_encoding: bool = True,
+    encoding: str | None = None,
+) -> None:
+    """Refuse, at the door, what the bytes already show the job would fail on.
+
+    Reads the spooled file once in bounded steps, inflating every member of a `.gz`, `.bz2`
+    or `.xz` as it goes (a bomb is `TooLarge` as soon as its output passes `limit_bytes`,
+    whatever member it hides in), and refuses with a reason (`CragError`, 400) a file that is
+    empty or blank, a truncated or corrupt archive, binary data named as text, and a `.pdf`
+    without a PDF header. Parsing itself stays in the job. With a forced `encoding`
+    (ingest.encoding) only the size, archive and blank checks apply.
+    """
+    fmt = compression_of(name)
+    inner = name[: -len(Path(name).suffix)] if fmt else name
+    blocks = inflate_file(path, name, fmt, limit_bytes) if fmt else _blocks(path)
+    head = bytearray()
+    blank = True
+    total = 0
+    try:
+        for block in blocks:
+            total += len(block)
+            if len(head) < HEAD:
+                head += block[: HEAD - len(head)]
+            if blank and block.strip():
+                blank = False
+    except InflatedTooLarge as exc:
+        raise TooLarge(f"{name!r} {exc.reason}") from None
+    except LoaderError as exc:
+        raise CragError(f"{name!r}: {exc.reason}") from None
+    if blank:
+        raise CragError(f"{name!r}: empty file (no text to index)")
+    data = bytes(head)
+    if inner.lower().endswith(".pdf"):
+        if b"%PDF-" not in data[:1024]:
+            raise CragError(f"{name!r}: not a PDF (no %PDF- header)")
+        return
+    if encoding or data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return
+    if b"\0" in data:
+        raise CragError(f"{name!r}: binary data (NUL bytes), not text")
+    control = sum(1 for b in data if b < 32 and b not in b"\r\n\t\f")
+    if control > max(5, len(data) // 100):
+        raise CragError(f"{name!r}: binary data (control characters), not text")
+    if not detect_encoding:
         try:
-            while block := fh.read(1 << 16):
-                data = block
-                while data:
-                    total += len(inflater.decompress(data, 1 << 20))
-                    if total > limit_bytes:
-                        raise TooLarge(
-                            f"{name!r} decompresses to more than {limit_bytes / 1e6:g} MB "
-                            "(ingest.max_file_mb)"
-                        )
-                    data = inflater.unconsumed_tail
-                if inflater.eof:
-                    break
-        except zlib.error as exc:
-            raise CragError(f"{name!r}: corrupt gzip data: {exc}") from exc
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if total == len(data) or exc.start < len(data) - 4:  # not a character cut by HEAD
+                raise CragError(
+                    f"{name!r}: not valid UTF-8 (byte {exc.start}) and "
+                    "ingest.detect_encoding is off"
+                ) from None
+
+
+def check_gzip(path: Path, name: str, limit_bytes: int) -> None:
+    """Kept for callers of the first version: `check_upload` on a compressed name only."""
+    if compression_of(name):
+        check_upload(path, name, limit_bytes)

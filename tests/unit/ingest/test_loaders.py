@@ -187,7 +187,7 @@ def test_corrupt_gzip(tmp_path: Path) -> None:
 def test_truncated_gzip(tmp_path: Path) -> None:
     packed = gzip.compress(json.dumps(_squad("1.1")).encode())
     path = _write(tmp_path / "squad.json.gz", packed[: len(packed) // 2])
-    with pytest.raises(LoaderError, match="corrupt gzip"):
+    with pytest.raises(LoaderError, match="truncated gzip"):
         load_file(path)
 
 

@@ -24,7 +24,7 @@ from crag.server.errors import Conflict
 from crag.server.jobs import Job, Upload
 from crag.server.runtime import Runtime
 from crag.server.schemas import JobOut, SourceOut, SourcesOut
-from crag.server.uploads import check_gzip, check_supported, source_name, spool_path
+from crag.server.uploads import check_supported, check_upload, source_name, spool_path
 
 __all__ = ["router"]
 
@@ -82,7 +82,14 @@ async def _spool_files(request: Request, rt: Runtime) -> list[Upload]:
                 uploads.append(Upload(source=name, path=path, original=(f.filename or "")[:500]))
                 await asyncio.to_thread(_copy, f, path)
                 limit = int(rt.settings.ingest.max_file_mb * 1e6)
-                await asyncio.to_thread(check_gzip, path, name, limit)
+                await asyncio.to_thread(
+                    check_upload,
+                    path,
+                    name,
+                    limit,
+                    detect_encoding=rt.settings.ingest.detect_encoding,
+                    encoding=rt.settings.ingest.encoding,
+                )
     except BaseException:
         for u in uploads:
             u.path.unlink(missing_ok=True)
@@ -130,7 +137,11 @@ async def _spool_jsonl(request: Request, rt: Runtime, source: str | None) -> lis
     response_model=JobOut,
     openapi_extra=UPLOAD_BODY,
     responses={
-        413: {"description": "Over server.max_upload_mb (or a .gz over ingest.max_file_mb)."},
+        400: {"description": "Empty, binary, truncated or corrupt: what the bytes show."},
+        413: {
+            "description": "Over server.max_upload_mb, or a compressed file (any member) "
+            "inflating past ingest.max_file_mb."
+        },
         415: {"description": "Not multipart or JSONL, or a file type crag cannot read."},
         503: {"description": "Too many ingestion jobs waiting; retry after Retry-After."},
     },
