@@ -8,7 +8,10 @@ the grading code (not in `crag.config`) so that settings stay a leaf that import
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from crag.config import EvaluateSettings, Thresholds
+from crag.grading.stored import stored_thresholds
 
 __all__ = ["JUDGE_THRESHOLDS", "UNMEASURED_THRESHOLDS", "thresholds_for"]
 
@@ -22,8 +25,11 @@ JUDGE_THRESHOLDS: dict[str, tuple[float, float]] = {
 UNMEASURED_THRESHOLDS = (0.5, 0.25)  # any other judge: run bench/evaluator.py and set them
 
 
-def thresholds_for(evaluate: EvaluateSettings, collection: str, grader_model: str) -> Thresholds:
+def thresholds_for(
+    evaluate: EvaluateSettings, collection: str, grader_model: str, data_dir: Path | None = None
+) -> Thresholds:
     """Per-collection thresholds, else the configured ones, else the measured ones: those
+    `crag calibrate` stored for this collection and evaluator (under `data_dir`), else those
     `crag evaluator calibrate` stored with the cross-encoder, or those bench/evaluator.py
     measured for the grader model (JUDGE_THRESHOLDS)."""
     if collection in evaluate.per_collection:
@@ -35,7 +41,8 @@ def thresholds_for(evaluate: EvaluateSettings, collection: str, grader_model: st
         measured = calibrated_thresholds(evaluate.model)
     else:
         measured = JUDGE_THRESHOLDS.get(grader_model.lower())
-    upper, lower = measured or UNMEASURED_THRESHOLDS
+    stored = stored_thresholds(data_dir, collection, evaluate, grader_model)
+    upper, lower = stored or measured or UNMEASURED_THRESHOLDS
     return Thresholds(
         upper=evaluate.upper if evaluate.upper is not None else upper,
         lower=evaluate.lower if evaluate.lower is not None else lower,

@@ -166,7 +166,9 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
     # The grader loads on first use: with the cross-encoder evaluator only query rewriting for
     # web search calls it.
     grader, generator = roles["grader"], roles["generator"]
-    thresholds = thresholds_for(settings.evaluate, settings.collection, settings.llm.grader.model)
+    thresholds = thresholds_for(
+        settings.evaluate, settings.collection, settings.llm.grader.model, settings.data_dir
+    )
     given = overrides.pop("evaluator", None)
     evaluator = given or make_judge(settings, lambda: grader)
     reranker = None

@@ -1,0 +1,95 @@
+"""Thresholds `crag calibrate` stores per collection, and where they sit in the precedence:
+explicit settings > stored calibration (this collection, this evaluator) > the defaults."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from crag.config import load_settings
+from crag.grading.stored import (
+    calibration_path,
+    evaluator_name,
+    read_calibration,
+    stored_thresholds,
+    write_calibration,
+)
+from crag.grading.thresholds import JUDGE_THRESHOLDS, thresholds_for
+
+GRADER = "qwen2.5-coder-0.5b"
+
+
+def _store(data: Path, collection: str = "notes", **extra: object) -> Path:
+    record = {"evaluator": f"llm-judge:{GRADER}", "upper": 0.7, "lower": 0.4, **extra}
+    return write_calibration(data, collection, record)
+
+
+def test_write_then_read_round_trips_beside_the_catalog(tmp_path: Path) -> None:
+    path = _store(tmp_path, max_hallucination=0.1)
+    assert path == tmp_path / "collections" / "notes" / "calibration.json"
+    assert path == calibration_path(tmp_path, "notes")
+    record = read_calibration(tmp_path, "notes")
+    assert record is not None
+    assert record["collection"] == "notes" and record["version"] == 1
+    assert (record["upper"], record["lower"], record["max_hallucination"]) == (0.7, 0.4, 0.1)
+    assert not list(path.parent.glob(".calibration-*"))  # no temporary file left behind
+
+
+def test_evaluator_names_follow_the_settings() -> None:
+    s = load_settings()
+    assert evaluator_name(s.evaluate, "Qwen2.5-Coder-0.5B") == f"llm-judge:{GRADER}"
+    ce = load_settings(evaluate={"method": "cross-encoder", "model": "my-eval"})
+    assert evaluator_name(ce.evaluate, GRADER) == "cross-encoder:my-eval"
+
+
+def test_stored_thresholds_apply_only_to_their_collection_and_evaluator(tmp_path: Path) -> None:
+    _store(tmp_path)
+    s = load_settings(data_dir=tmp_path)
+    assert stored_thresholds(tmp_path, "notes", s.evaluate, GRADER) == (0.7, 0.4)
+    assert stored_thresholds(tmp_path, "other", s.evaluate, GRADER) is None
+    assert stored_thresholds(tmp_path, "notes", s.evaluate, "qwen2.5-coder-1.5b") is None
+    ce = load_settings(evaluate={"method": "cross-encoder"})
+    assert stored_thresholds(tmp_path, "notes", ce.evaluate, GRADER) is None
+    assert stored_thresholds(None, "notes", s.evaluate, GRADER) is None
+
+
+def test_broken_or_foreign_files_are_ignored_not_fatal(tmp_path: Path) -> None:
+    s = load_settings()
+    path = calibration_path(tmp_path, "notes")
+    path.parent.mkdir(parents=True)
+    for body in ("{half", "[1, 2]", json.dumps({"evaluator": f"llm-judge:{GRADER}"})):
+        path.write_text(body)
+        assert stored_thresholds(tmp_path, "notes", s.evaluate, GRADER) is None
+    path.write_text(json.dumps({"evaluator": f"llm-judge:{GRADER}", "upper": 0.2, "lower": 0.5}))
+    assert stored_thresholds(tmp_path, "notes", s.evaluate, GRADER) is None  # out of order
+
+
+def test_precedence_settings_over_stored_over_defaults(tmp_path: Path) -> None:
+    default = thresholds_for(load_settings().evaluate, "notes", GRADER, tmp_path)
+    assert (default.upper, default.lower) == JUDGE_THRESHOLDS[GRADER]  # nothing stored yet
+    _store(tmp_path)
+    stored = thresholds_for(load_settings().evaluate, "notes", GRADER, tmp_path)
+    assert (stored.upper, stored.lower) == (0.7, 0.4)
+    without_dir = thresholds_for(load_settings().evaluate, "notes", GRADER)
+    assert (without_dir.upper, without_dir.lower) == JUDGE_THRESHOLDS[GRADER]
+    one = thresholds_for(load_settings(evaluate={"lower": 0.1}).evaluate, "notes", GRADER, tmp_path)
+    assert (one.upper, one.lower) == (0.7, 0.1)  # each explicit threshold wins on its own
+    per = load_settings(evaluate={"per_collection": {"notes": {"upper": 0.9, "lower": 0.8}}})
+    chosen = thresholds_for(per.evaluate, "notes", GRADER, tmp_path)
+    assert (chosen.upper, chosen.lower) == (0.9, 0.8)
+
+
+def test_build_pipeline_uses_the_stored_thresholds(tmp_path: Path) -> None:
+    from crag.pipeline.build import build_pipeline
+
+    class Judge:
+        name = "fake"
+
+        def score(self, question: str, passages: list[str]) -> list[float]:
+            return [0.5 for _ in passages]
+
+    settings = load_settings(data_dir=tmp_path, collection="notes")
+    _store(tmp_path)
+    pipeline = build_pipeline(settings, None, evaluator=Judge(), web=None)
+    trigger = pipeline.components.trigger
+    assert (trigger.upper, trigger.lower) == (0.7, 0.4)
