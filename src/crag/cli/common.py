@@ -70,6 +70,14 @@ class RichProgress:
     def files(self, total: int) -> None:
         self.p.update(self.files_task, total=total)
 
+    def file_started(self, path: str, size: int) -> None:
+        """Say which file is being read and chunked (a 50 MB file takes seconds before its
+        chunks are known; the chunks bar then gives the estimate)."""
+        what = f"reading {Path(path).name}"
+        if size >= 1_000_000:
+            what += f" ({size / 1e6:.0f} MB)"
+        self.p.update(self.files_task, description=f"files [dim]{what}[/]")
+
     def file_done(self, path: str, status: str) -> None:
         self.p.update(self.files_task, advance=1, description=f"files [dim]{Path(path).name}[/]")
 

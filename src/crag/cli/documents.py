@@ -8,7 +8,14 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from crag.cli.common import CollectionOpt, RichProgress, collection_settings, console, err, friendly
@@ -56,6 +63,8 @@ def ingest(
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
         )
         with Progress(*columns, console=err, transient=False) as progress:
             report = ingestor.ingest(paths, progress=RichProgress(progress))

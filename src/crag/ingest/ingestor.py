@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import time
 from collections.abc import Callable, Iterable
@@ -33,6 +34,9 @@ def source_key(path: str | Path) -> str:
 
 
 class IngestProgress(Protocol):
+    """What an ingestion reports as it goes; an optional `file_started(path, size)` is called
+    before each file is read and chunked."""
+
     def files(self, total: int) -> None: ...
     def file_done(self, path: str, status: str) -> None: ...
     def chunks_planned(self, n: int) -> None: ...
@@ -129,7 +133,11 @@ class Ingestor:
             progress.files(len(files))
             buffer: list[PreparedSource] = []
             pending_chunks = 0
+            started_file = getattr(progress, "file_started", None)
             for path, key, shown in files:
+                if started_file is not None:
+                    with contextlib.suppress(OSError):  # _prepare reports it
+                        started_file(shown, path.stat().st_size)
                 prepared = self._prepare(path, key, shown, report)
                 progress.file_done(shown, "prepared" if prepared else "skipped")
                 if prepared is None:

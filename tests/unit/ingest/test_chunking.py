@@ -197,3 +197,44 @@ def test_text_format_does_not_use_markdown_splitter() -> None:
     chunks = Chunker(200, 0).split(doc)
     _check_offsets(doc, chunks)
     assert [c.text.split("\n", 1)[0] for c in chunks] != ["# Guide", "## Installation", "## Usage"]
+
+
+# -- bounded work: long documents are cut into pieces first (F2) ----------------------------
+
+
+def test_pieces_cover_the_text_in_order_and_prefer_good_boundaries() -> None:
+    from crag.ingest.chunking import pieces
+
+    text = ("para one. " * 30 + "\n\n") * 40 + "word " * 3000 + "x" * 5000
+    parts = list(pieces(text, 1000))
+    assert "".join(p for _, p in parts) == text
+    assert all(text[o : o + len(p)] == p for o, p in parts)
+    assert all(len(p) <= 1000 for _, p in parts)
+    assert parts[0][1].endswith("\n\n")  # a paragraph break was in reach
+    assert any(p.endswith("word ") for _, p in parts)  # no break but spaces: cut at a space
+    assert len(parts[-1][1]) <= 1000  # no space at all: cut at the size
+
+
+def test_short_documents_are_split_exactly_as_before() -> None:
+    from semantic_text_splitter import TextSplitter
+
+    text = _ENGLISH[:7000]
+    assert len(text) < Chunker().piece_chars
+    direct = TextSplitter(500, overlap=50, trim=True).chunk_indices(text)
+    ours = Chunker().split(Document(source="s", doc_id="d", text=text))
+    assert [(c.start, c.text) for c in ours] == [(s, t) for s, t in direct]
+
+
+@pytest.mark.parametrize("kind", ["one line of words", "one word a line", "no spaces"])
+def test_long_unpunctuated_text_is_chunked_with_exact_offsets(kind: str) -> None:
+    words = [f"w{i % 97}" for i in range(60_000)]
+    text = {
+        "one line of words": " ".join(words),
+        "one word a line": "\n".join(words),
+        "no spaces": "".join(words),
+    }[kind]
+    chunker = Chunker(200, 20)
+    chunks = chunker.split(Document(source="s", doc_id="d", text=text))
+    assert all(len(c.text) <= 200 for c in chunks)
+    assert all(text[c.start : c.end] == c.text for c in chunks)
+    assert chunks[-1].end >= len(text.rstrip()) - 200
