@@ -153,3 +153,34 @@ def test_crag_eval_command_runs_and_resumes(tmp_path: Path) -> None:
     assert again.returncode == 0, again.stderr
     assert "loading models" not in again.stderr  # nothing pending: no model is loaded
     assert len((out / "results.jsonl").read_text().splitlines()) == 1
+
+
+def test_crag_eval_near_miss_withholds_the_gold_paragraph_and_gates_fail(tmp_path: Path) -> None:
+    """`--near-miss 0.5`: one of the two answerable questions loses its paragraph (a collection
+    of its own), counts as should-refuse, and an impossible `--fail-under` exits 1 naming it."""
+    path = write(tmp_path / "tiny.json", json.dumps(TINY))
+    out = tmp_path / "out"
+    env = {
+        **os.environ,
+        "CRAG_DATA_DIR": str(tmp_path / "data"),
+        "CRAG_LLM__MODELS_DIR": str(MODELS_DIR),
+        "COLUMNS": "200",
+    }
+    args = ["--out", str(out), "--modes", "rag", "--near-miss", "0.5"]
+    cmd = [sys.executable, "-m", "crag", "eval", str(path), *args]
+    gates = ["--fail-under", "rag.accuracy=1.01", "--fail-over", "rag.p50_ms=100000000"]
+    run = subprocess.run(
+        [*cmd, *gates], capture_output=True, text=True, timeout=600, env=env, check=False
+    )
+    assert run.returncode == 1, run.stderr
+    assert "failed: rag.accuracy" in run.stderr and "p50_ms" not in run.stderr
+    records = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    near = [r for r in records if r["part"] == "near_miss"]
+    assert len(near) == 1 and len(records) == 3
+    assert near[0]["gold_unit"] not in near[0]["retrieved_units"]  # withheld from the index
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["run"]["collection"].startswith("eval-tiny-nearmiss-")
+    rag = summary["modes"]["rag"]
+    assert rag["near_miss"]["n_unanswerable"] == 1 and rag["answers"]["n_answerable"] == 1
+    assert rag["answer_kept"]["n"] <= 1
+    assert "Near-miss questions" in (out / "report.md").read_text()

@@ -71,24 +71,30 @@ def _print_summary(summary: dict[str, Any]) -> None:
         return "–" if v is None else f"{100 * v:.1f}%"
 
     table = Table(title=f"crag eval · {summary['run']['dataset_name']}", title_justify="left")
-    for col in ("mode", "acc", "F1", "over-ref", "refused", "halluc", "R@5", "verdict",
-                "p50 s", "p95 s", "calls"):  # fmt: skip
+    near = any(s.get("near_miss") for s in summary["modes"].values())
+    for col in ("mode", "acc", "F1", "over-ref", "refused", "halluc",
+                *(("near-miss ref", "near-miss halluc") if near else ()), "R@5", "kept",
+                "verdict", "decisive", "p50 s", "p95 s", "calls"):  # fmt: skip
         table.add_column(col, justify="left" if col == "mode" else "right")
     for mode, s in summary["modes"].items():
         a, tot = s["answers"], s["latency"].get("total", {})
-        ev = s["evaluator"]
+        ev, nm = s["evaluator"], s.get("near_miss") or {}
         table.add_row(
             mode, pct(a["accuracy"]), pct(a["f1"]), pct(a["over_refusal"]),
             pct(a["refusal_rate"]), pct(a["hallucination_rate"]),
-            pct(s["retrieval"]["recall@5"]), pct(ev["accuracy"]) if ev else "–",
+            *((pct(nm.get("refusal_rate")), pct(nm.get("hallucination_rate"))) if near else ()),
+            pct(s["retrieval"]["recall@5"]), pct(s["answer_kept"]["rate"]),
+            pct(ev["accuracy"]) if ev else "–", pct(ev["decisive"]) if ev else "–",
             f"{tot.get('p50_ms', 0) / 1000:.1f}", f"{tot.get('p95_ms', 0) / 1000:.1f}",
             f"{s['calls']['per_question']['calls']:.1f}",
         )  # fmt: skip
     console.print(table)
     console.print(
         "[dim]acc/F1/over-ref: questions that should be answered; refused/halluc: questions "
-        "that should be refused; R@5: gold passage in the top 5 retrieved; verdict: "
-        "evaluator verdict accuracy; calls: model calls per question[/]"
+        "that should be refused (near-miss ones included; near-miss: gold passage withheld); "
+        "R@5: gold passage in the top 5 retrieved; kept: answer string in what the generator "
+        "read, given it was in the reranked top 5; verdict: evaluator verdict accuracy; "
+        "decisive: verdicts not AMBIGUOUS; calls: model calls per question[/]"
     )
 
 
@@ -130,6 +136,27 @@ def eval_command(
             "(its 'test' part: crag.datasets.splits.evaluator_part)."
         ),
     ] = False,
+    near_miss: Annotated[
+        float | None,
+        typer.Option(
+            help="Withhold the gold paragraph/passage of this share of the sampled answerable "
+            "questions from the index (a separate collection): they should then be refused."
+        ),
+    ] = None,
+    fail_under: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="MODE.METRIC=VALUE: exit 1 when the metric is below VALUE, e.g. "
+            "crag.accuracy=0.7 (repeatable; docs/evaluation.md lists the metrics)."
+        ),
+    ] = None,
+    fail_over: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="MODE.METRIC=VALUE: exit 1 when the metric is above VALUE, e.g. "
+            "crag.hallucination=0.1 (repeatable; for lower-is-better metrics)."
+        ),
+    ] = None,
     order: Annotated[
         str,
         typer.Option(
@@ -140,6 +167,7 @@ def eval_command(
     ] = "question",
 ) -> None:
     """Evaluate crag on a question set: accuracy, refusals, recall, verdicts, latency."""
+    from crag.eval.gates import check_gates, parse_gate
     from crag.eval.run import EvalConfig, plan_eval, run_eval
 
     config = EvalConfig(
@@ -156,8 +184,11 @@ def eval_command(
         unanswerable_share=unanswerable_share,
         evaluator_held_out=evaluator_held_out,
         order=order,
+        near_miss=near_miss,
     )
     plan = plan_eval(config, load_settings())
+    gates = [parse_gate(g, "under", plan.modes) for g in fail_under or []]
+    gates += [parse_gate(g, "over", plan.modes) for g in fail_over or []]
     for note in plan.notes:
         err.print(f"[dim]{note}[/]", highlight=False)
     columns = (
@@ -184,6 +215,12 @@ def eval_command(
         raise typer.Exit(130) from None
     _print_summary(summary)
     console.print(f"wrote {summary['files']['report']}, summary.json, the plots and {RESULTS}")
+    if missed := check_gates(summary, gates):
+        for line in missed:
+            err.print(f"[red]failed:[/] {line}", highlight=False)
+        raise typer.Exit(1)
+    if gates:
+        console.print(f"all {len(gates)} --fail-under/--fail-over gates passed")
 
 
 class _IngestBar:

@@ -40,6 +40,7 @@ MAX_ERRORS_IN_A_ROW = 5
 ORDERS = ("question", "mode")
 # not a dataset question: llama.cpp's prompt cache must not speed up a measured one
 WARM_UP = "What is this collection about?"
+TOP_READ = 5  # the reranked chunks the answer-kept rate starts from
 
 
 class Asker(Protocol):
@@ -197,6 +198,7 @@ class Harness:
         reranked = [h["id"] for h in trace.reranked]
         found = self.chunks.get_chunks(list(dict.fromkeys(retrieved + reranked)))
         units = [found[i].doc_id if i in found else None for i in retrieved]
+        top = [found[i].text for i in reranked[:TOP_READ] if i in found]
         record.update(
             answer=answer.text,
             refused=answer.refused,
@@ -207,7 +209,25 @@ class Harness:
             gold_in_context=self._gold_in_context(item, [found[i] for i in reranked if i in found]),
             trace=trace.to_dict(),
         )
+        record.update(self._answer_kept(item, mode, top, record["trace"]))
         return record
+
+    def _answer_kept(
+        self, item: EvalItem, mode: str, top: list[str], trace: dict[str, Any]
+    ) -> dict[str, bool | None]:
+        """Was a gold answer string in the reranked top 5, and then in what the generator
+        read (the kept strips, local and web; rag reads the top 5 whole)? None when the
+        question has no answer to look for."""
+        if not item.answerable or not item.answers:
+            return {"answer_in_top5": None, "answer_kept": None}
+        in_top = any(contains_answer(t, item.answers, self.language) for t in top)
+        if mode == Mode.RAG:
+            read = top
+        else:
+            web = trace.get("web", {}).get("strips", [])
+            read = [s["text"] for s in [*trace.get("strips", []), *web] if s.get("kept")]
+        kept = any(contains_answer(t, item.answers, self.language) for t in read)
+        return {"answer_in_top5": in_top, "answer_kept": kept if in_top else None}
 
     def _gold_in_context(self, item: EvalItem, chunks: list[Chunk]) -> bool:
         """Did the evaluator (and rag's generator) see a gold-bearing chunk: one of the gold

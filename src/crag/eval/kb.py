@@ -11,6 +11,8 @@ split — is settled here, once, and recorded in the run's fingerprint.
 - Split (`--split`): a JSONL passage file is cut by `crag.datasets.splits.nq_part`; only the
   'kb' part (45 %) is written to `<data_dir>/eval/<name>.kb.jsonl` and indexed, and each
   question is tagged with the part its gold passage fell in.
+- Near-miss (`--near-miss`): the gold units chosen by `crag.datasets.nearmiss` are left out
+  of a copy of the knowledge base, indexed into `<collection>-nearmiss-<hash of the set>`.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ __all__ = [
     "default_collection",
     "detect_language",
     "language_settings",
+    "near_miss_settings",
     "split_kb",
     "tag_parts",
 ]
@@ -70,6 +73,20 @@ def default_collection(dataset_name: str, split: bool) -> str:
     """`eval-<dataset>` (plus `-kb` for a split corpus): one index per dataset, reused."""
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", dataset_name).strip("-.")[:48] or "dataset"
     return f"eval-{slug}{'-kb' if split else ''}"
+
+
+def near_miss_settings(settings: Settings, digest: str) -> Settings:
+    """Settings for the near-miss collection `<collection>-nearmiss-<digest>`: a separate
+    index (the withheld set is in its name), with the thresholds calibrated for the full one."""
+    suffix = f"-nearmiss-{digest}"
+    base = settings.collection
+    name = base[: 61 - len(suffix)].rstrip("-.") + suffix
+    settings = settings.model_copy(deep=True)
+    per = settings.evaluate.per_collection
+    if base in per and name not in per:
+        per[name] = per[base]
+    settings.collection = name
+    return settings
 
 
 def tag_parts(items: list[EvalItem]) -> list[EvalItem]:

@@ -21,10 +21,18 @@ from typing import Any
 
 from crag.config import Settings
 from crag.datasets import EvalDataset, EvalItem, load_dataset, select_items
+from crag.datasets.nearmiss import NearMiss, choose_near_miss, withhold_kb
 from crag.datasets.splits import evaluator_part
 from crag.errors import CragError
 from crag.eval.harness import EvalProgress, Harness, check_modes, check_order
-from crag.eval.kb import default_collection, detect_language, language_settings, split_kb, tag_parts
+from crag.eval.kb import (
+    default_collection,
+    detect_language,
+    language_settings,
+    near_miss_settings,
+    split_kb,
+    tag_parts,
+)
 from crag.eval.report import write_report
 from crag.eval.results import ResultsFile, check_fingerprint, locked
 from crag.eval.summary import summarize
@@ -54,6 +62,7 @@ class EvalConfig:
     unanswerable_share: float | None = None
     evaluator_held_out: bool = False  # only the trained evaluator's held-out "test" part
     order: str = "question"  # or "mode": every question through one mode, then the next
+    near_miss: float | None = None  # share of answerable questions whose gold unit is withheld
 
 
 @dataclass(slots=True)
@@ -66,6 +75,7 @@ class EvalPlan:
     language: str
     out_dir: Path
     notes: list[str] = field(default_factory=list)
+    near_miss: NearMiss | None = None
 
 
 def probe_graph(mode: str) -> object:
@@ -117,6 +127,14 @@ def plan_eval(config: EvalConfig, settings: Settings) -> EvalPlan:
         raise CragError(
             f"{config.dataset}: no question left to evaluate after --parts/--evaluator-held-out"
         )
+    near_miss = None
+    if config.near_miss is not None:
+        if config.collection:
+            raise CragError("--near-miss builds its own collection; it cannot use --collection")
+        near_miss = choose_near_miss(items, config.near_miss, config.seed)
+        if not near_miss.withheld:
+            raise CragError("--near-miss: no answerable question with an indexed gold passage")
+        items = near_miss.items
     language = detect_language(items) if config.language == "auto" else config.language.lower()
     notes = [f"{data.path.name}: {n}" for n in data.notes]
     if config.collection:
@@ -125,8 +143,14 @@ def plan_eval(config: EvalConfig, settings: Settings) -> EvalPlan:
         settings, changed = language_settings(settings, language)
         settings.collection = default_collection(data.name, config.split)
         notes += changed
+        if near_miss:
+            settings = near_miss_settings(settings, near_miss.digest)
+            notes.append(
+                f"near-miss: {near_miss.count} question(s) on {len(near_miss.withheld)} withheld "
+                f"unit(s), collection {settings.collection!r}"
+            )
     out_dir = config.out or Path("crag-eval") / settings.collection.removeprefix("eval-")
-    return EvalPlan(config, data, items, modes, settings, language, out_dir, notes)
+    return EvalPlan(config, data, items, modes, settings, language, out_dir, notes, near_miss)
 
 
 def _setup(s: Settings) -> dict[str, Any]:
@@ -160,6 +184,9 @@ def _fingerprint(plan: EvalPlan) -> dict[str, Any]:
         "rerank": [s.rerank.model, s.rerank.top_k, *([s.rerank.weight] if s.rerank.model else [])],
         "refine": s.refine.mode,
     }
+    if plan.near_miss:  # only then: runs without it stay resumable as they were
+        nm = plan.near_miss
+        found["near_miss"] = {"share": nm.share, "withheld": nm.digest, "units": len(nm.withheld)}
     if Mode.SELF_CRAG in plan.modes:  # only then: runs without it stay resumable as they were
         r = s.llm.role("reflector")
         found["reflection"] = {
@@ -174,6 +201,9 @@ def _ingest(plan: EvalPlan, index: Any, progress: IngestProgress | None) -> str 
 
     s = plan.settings
     files = split_kb(plan.data.kb, s.data_dir / "eval") if plan.config.split else plan.data.kb
+    if plan.near_miss:
+        work = s.data_dir / "eval" / f"nearmiss-{plan.near_miss.digest}"
+        files = withhold_kb(files, plan.near_miss.withheld, work)
     report = Ingestor(index, s.ingest).ingest(files, progress=progress)
     for path, reason in report.failed:
         raise CragError(f"knowledge base {path}: {reason}")
@@ -245,7 +275,8 @@ def run_eval(
                 "parts": sorted(c.parts) if c.parts else None,
                 "unanswerable_share": c.unanswerable_share,
                 "evaluator_held_out": c.evaluator_held_out, "language": plan.language,
-                "order": c.order,
+                "order": c.order, "near_miss": c.near_miss,
+                "near_miss_questions": plan.near_miss.count if plan.near_miss else None,
                 **_setup(s), "web_configured": web, "machine": machine, "started": started,
                 "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             },

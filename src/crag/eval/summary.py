@@ -22,6 +22,13 @@ Definitions (documented in the README's `crag eval` section as well):
   verdict is right when it keeps (C/A) a gold-bearing set or discards (I) one without.
   `accuracy` is that agreement; `correct_precision` the share of CORRECT verdicts that had a
   gold-bearing chunk; `decisive` the share of verdicts that are not AMBIGUOUS.
+- **answer_kept**: among questions with a gold answer string in the reranked top 5 chunks,
+  the share whose answer string is also in what the generator read — the kept strips (local
+  and web) for crag, the top 5 chunks whole for rag. Evidence refinement must not lose it.
+- **near_miss** (`--near-miss`): questions whose gold unit was withheld from the index; they
+  count among should-refuse above, and are reported apart as well: their refusal rate,
+  found-elsewhere and hallucination rate. The evaluator's figures are then split into
+  `by_group`: `answerable` (expected answers) and `near_miss`.
 - **latency**: p50 / p95 / mean ms per stage (trace.stages_ms) and in total (trace.total_ms).
 - **calls**: model calls and prompt / completion tokens per question, in all and by role.
 """
@@ -34,6 +41,7 @@ from collections.abc import Iterable, Sequence
 from statistics import fmean
 from typing import Any
 
+from crag.datasets.nearmiss import NEAR_MISS
 from crag.eval.metrics import contains_answer, percentile, token_f1
 
 __all__ = ["expects_answer", "summarize", "summarize_mode"]
@@ -156,18 +164,42 @@ def _retrieval(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _answer_kept(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    # records written before the figure existed carry neither field: left out
+    found = [r for r in records if r.get("answer_in_top5")]
+    kept = sum(bool(r.get("answer_kept")) for r in found)
+    return {"n": len(found), "rate": _rate(kept, len(found))}
+
+
+def _near_miss(ok: Sequence[dict[str, Any]], web: bool) -> dict[str, Any] | None:
+    near = [r for r in ok if r.get("part") == NEAR_MISS]
+    if not near:
+        return None
+    answerable = [r for r in ok if expects_answer(r, web)]
+    return {
+        "answers": _answers(near, web),
+        "by_group": {"answerable": _evaluator(answerable), "near_miss": _evaluator(near)},
+    }
+
+
 def summarize_mode(records: Sequence[dict[str, Any]], web: bool = False) -> dict[str, Any]:
     ok = [r for r in records if not r.get("error")]
     out: dict[str, Any] = {
         "n": len(ok),
         "errors": len(records) - len(ok),
         "answers": _answers(ok, web),
+        "answer_kept": _answer_kept(ok),
         "retrieval": _retrieval(ok),
         "evaluator": _evaluator(ok),
         "latency": _latency(ok),
         "calls": _calls(ok),
     }
-    parts = sorted({r["part"] for r in ok if r.get("part")})
+    if near := _near_miss(ok, web):
+        out["near_miss"] = near["answers"]
+        if out["evaluator"]:
+            out["evaluator"]["by_group"] = near["by_group"]
+    # near-miss questions have their own section
+    parts = sorted({r["part"] for r in ok if r.get("part") and r["part"] != NEAR_MISS})
     if parts:
         out["by_part"] = {
             p: _answers([r for r in ok if r.get("part") == p], web) for p in parts

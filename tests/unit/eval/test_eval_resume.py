@@ -200,3 +200,28 @@ def test_dataset_language_is_detected_from_the_questions() -> None:
     tr = [EvalItem(str(i), q, ("x",), None, True) for i, q in enumerate(questions)]
     en = [EvalItem("e", "Which country is Normandy in?", ("x",), None, True)]
     assert detect_language(tr) == "tr" and detect_language(en) == "en"
+
+
+def test_answer_kept_compares_what_the_generator_read_with_the_top_5(tmp_path: Path) -> None:
+    h = Harness(Recorder(), Lookup(), ResultsFile(tmp_path))
+    rag = h.ask(ITEMS[0], "rag")  # rag reads the reranked chunks whole: c1 holds 1843
+    assert rag["answer_in_top5"] is True and rag["answer_kept"] is True
+    crag = h.ask(ITEMS[0], "crag")  # the stand-in kept no strip: the answer was lost
+    assert crag["answer_in_top5"] is True and crag["answer_kept"] is False
+
+    class Keeps(Recorder):
+        def ask(self, question: str, mode: str = "crag") -> Answer:
+            answer = super().ask(question, mode)
+            answer.trace.strips = [
+                {"chunk_id": "c3", "kept": True, "text": "She was a mathematician."},
+                {"chunk_id": "c1", "kept": False, "text": "the first program in 1843."},
+            ]
+            answer.trace.web = {"strips": [{"kept": True, "text": "written in 1843"}]}
+            return answer
+
+    kept = Harness(Keeps(), Lookup(), ResultsFile(tmp_path)).ask(ITEMS[0], "crag")
+    assert kept["answer_kept"] is True  # from the kept web strip, not the dropped local one
+    elsewhere = h.ask(EvalItem("q8", "Q?", ("Turing",), "p1", True), "rag")
+    assert elsewhere["answer_in_top5"] is False and elsewhere["answer_kept"] is None
+    unanswerable = h.ask(EvalItem("u", "Q?", (), "p1", False), "rag")
+    assert unanswerable["answer_in_top5"] is None

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from crag.eval.report import _count_label, write_report
+from crag.eval.plots import _count_label
+from crag.eval.report import write_report
 from crag.eval.summary import expects_answer, summarize
 
 
@@ -203,3 +204,43 @@ def test_verdict_counts_too_thin_to_hold_text_are_written_beside_the_bar() -> No
     assert texts["2"].get_ha() == "left" and texts["2"].get_color() == "black"
     assert texts["2"].get_position()[0] > thin.get_x() + thin.get_width()
     assert texts["118"].get_ha() == "center" and texts["118"].get_color() == "white"
+
+
+def test_answer_kept_counts_only_questions_with_the_answer_in_the_top_5() -> None:
+    records = [
+        {**rec("k1", "x"), "answer_in_top5": True, "answer_kept": True},
+        {**rec("k2", "x"), "answer_in_top5": True, "answer_kept": False},
+        {**rec("k3", "x"), "answer_in_top5": False, "answer_kept": None},
+        rec("k4", "x"),  # written before the figure existed
+    ]
+    assert summarize(records, ["crag"])["crag"]["answer_kept"] == {"n": 2, "rate": 0.5}
+
+
+def test_near_miss_questions_should_be_refused_and_are_reported_apart(tmp_path: Path) -> None:
+    records = [
+        rec("a1", "The Denver Broncos [1]."),  # answerable, right, CORRECT with gold
+        rec("n1", "I don't know", part="near_miss", refused=True, verdict="incorrect",
+            gold_in_context=False, gold_rank=None),  # refused: right
+        rec("n2", "Denver Broncos [2].", part="near_miss", verdict="correct",
+            gold_in_context=False, gold_rank=None),  # found in another unit
+        rec("n3", "Carolina [1].", part="near_miss", verdict="ambiguous",
+            gold_in_context=False, gold_rank=None),  # hallucinated
+    ]  # fmt: skip
+    s = summarize(records, ["crag"])["crag"]
+    assert s["answers"]["n_answerable"] == 1 and s["answers"]["n_unanswerable"] == 3
+    assert s["retrieval"]["n"] == 1  # a withheld gold passage cannot be retrieved
+    nm = s["near_miss"]
+    assert nm["n_unanswerable"] == 3 and nm["refusal_rate"] == pytest.approx(1 / 3)
+    assert nm["found_elsewhere"] == pytest.approx(1 / 3)
+    assert nm["hallucination_rate"] == pytest.approx(1 / 3)
+    groups = s["evaluator"]["by_group"]
+    assert groups["answerable"]["n"] == 1 and groups["answerable"]["accuracy"] == 1.0
+    assert groups["near_miss"]["n"] == 3 and groups["near_miss"]["decisive"] == pytest.approx(2 / 3)
+    assert groups["near_miss"]["accuracy"] == pytest.approx(1 / 3)  # only n1's INCORRECT
+    assert "by_part" not in s
+    run = {"dataset_name": "d", "questions": 4, "language": "en", "collection": "c",
+           "embedding": "e", "keyword_language": "english", "evaluator": "x", "generator": "g",
+           "thresholds": {"upper": 0.5, "lower": 0.2}, "web": "none", "machine": "m"}  # fmt: skip
+    write_report({"run": run, "modes": {"crag": s}}, tmp_path)
+    report = (tmp_path / "report.md").read_text()
+    assert "## Near-miss questions" in report and "| crag | near_miss | 3 |" in report

@@ -1,0 +1,70 @@
+"""`crag eval --near-miss`: the plan (collection, notes, fingerprint) — no model is loaded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from crag.config import Settings
+from crag.datasets.nearmiss import NEAR_MISS
+from crag.errors import CragError
+from crag.eval.run import EvalConfig, _fingerprint, plan_eval
+
+SQUAD = {
+    "data": [
+        {
+            "title": f"T{a}",
+            "paragraphs": [
+                {
+                    "context": f"Paragraph {a}-{p} says {a * 10 + p}.",
+                    "qas": [
+                        {"id": f"q{a}-{p}", "question": f"What does {a}-{p} say?",
+                         "answers": [{"text": str(a * 10 + p)}]},
+                    ],
+                }
+                for p in range(5)
+            ],
+        }
+        for a in range(4)
+    ]
+}  # fmt: skip
+
+
+@pytest.fixture
+def dataset(tmp_path: Path) -> Path:
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(SQUAD))
+    return path
+
+
+def test_near_miss_gets_its_own_collection_and_fingerprint(tmp_path: Path, dataset: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "data")
+    plain = plan_eval(EvalConfig(dataset, limit=10), settings)
+    plan = plan_eval(EvalConfig(dataset, limit=10, near_miss=0.5), settings)
+    assert [it.id for it in plan.items] == [it.id for it in plain.items]  # same sample
+    assert plan.near_miss is not None and plan.near_miss.count == 5
+    assert sum(it.part == NEAR_MISS for it in plan.items) == 5
+    assert plan.settings.collection == f"eval-tiny-nearmiss-{plan.near_miss.digest}"
+    assert plan.out_dir.name == f"tiny-nearmiss-{plan.near_miss.digest}"
+    assert any("near-miss: 5 question(s)" in n for n in plan.notes)
+    found = _fingerprint(plan)
+    assert found["near_miss"]["withheld"] == plan.near_miss.digest
+    assert "near_miss" not in _fingerprint(plain)  # runs without it resume as before
+    again = plan_eval(EvalConfig(dataset, limit=10, near_miss=0.5), settings)
+    assert _fingerprint(again) == found
+
+
+def test_near_miss_needs_its_own_collection(tmp_path: Path, dataset: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "data")
+    with pytest.raises(CragError, match="--collection"):
+        plan_eval(EvalConfig(dataset, near_miss=0.5, collection="mine"), settings)
+
+
+def test_long_collection_names_stay_valid(tmp_path: Path) -> None:
+    path = tmp_path / ("a-very-long-dataset-name-" * 3 + ".json")
+    path.write_text(json.dumps(SQUAD))
+    plan = plan_eval(EvalConfig(path, near_miss=0.3), Settings(data_dir=tmp_path / "data"))
+    name = plan.settings.collection
+    assert len(name) <= 61 and name.endswith(f"-nearmiss-{plan.near_miss.digest}")
