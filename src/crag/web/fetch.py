@@ -6,9 +6,11 @@ address it resolves to must be public: private, loopback, link-local, multicast,
 unspecified addresses are refused (`BlockedAddressError`), as are IPv4 addresses wrapped in
 IPv6 forms. `allow_private_addresses` turns this off for local test servers only.
 
-The body is streamed and cut at `max_bytes` (the page is kept, marked truncated), a
-wall-clock `timeout` bounds the whole fetch including a server that trickles bytes forever,
-and only HTML, XHTML and plain text are read.
+The body is streamed and cut at `max_bytes` (the page is kept, marked truncated), and only
+HTML, XHTML and plain text are read. One wall-clock `timeout` bounds the whole fetch: connect,
+headers, body and every redirect hop together, enforced at the socket (`crag.web.deadline`),
+so a server that trickles its headers or body, a redirect chain or a slow connect ends it
+within the deadline. (Name resolution is not bounded by it.)
 
 Known limit: the address is checked, then httpx resolves the name again to connect; a DNS
 server that answers differently within that window (DNS rebinding) is not caught.
@@ -26,6 +28,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from crag.errors import BlockedAddressError, PageFetchError
+from crag.web.deadline import Deadline, deadline_transport
 
 __all__ = ["FetchedPage", "PageFetcher", "check_public"]
 
@@ -121,18 +124,25 @@ class PageFetcher:
         self.max_redirects = max_redirects
         self.allow_private = allow_private_addresses
         self._resolver = resolver
+        self._deadline = Deadline()
         self._client = httpx.Client(
             timeout=httpx.Timeout(timeout),
             follow_redirects=False,
-            transport=transport,
+            transport=transport or deadline_transport(self._deadline),
             headers={"User-Agent": user_agent, "Accept": "text/html,text/plain;q=0.8"},
         )
 
     def fetch(self, url: str) -> FetchedPage:
+        with self._deadline.run(self.timeout):
+            return self._fetch(url)
+
+    def _fetch(self, url: str) -> FetchedPage:
         started = time.perf_counter()
         deadline = started + self.timeout
         current = url
         for _hop in range(self.max_redirects + 1):
+            if time.perf_counter() > deadline:
+                raise PageFetchError(url, f"timed out after {self.timeout}s (redirects)")
             if not self.allow_private:
                 check_public(current, self._resolver)
             elif urlsplit(current).scheme not in ("http", "https"):
@@ -170,7 +180,9 @@ class PageFetcher:
                             asked, f"timed out after {self.timeout}s ({len(body)} bytes read)"
                         )
         except httpx.TimeoutException as exc:
-            raise PageFetchError(asked, f"timed out ({type(exc).__name__})") from exc
+            raise PageFetchError(
+                asked, f"timed out: {self.timeout}s for the whole fetch ({type(exc).__name__})"
+            ) from exc
         except httpx.HTTPError as exc:
             raise PageFetchError(asked, f"{type(exc).__name__}: {exc}") from exc
         ms = (time.perf_counter() - started) * 1000
