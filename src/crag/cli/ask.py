@@ -143,6 +143,9 @@ def _print_web(web: dict[str, Any]) -> None:
         highlight=False,
         markup=False,
     )
+    if reason := web.get("rewrite", {}).get("reason"):
+        raw = web["rewrite"].get("raw", "")
+        console.print(f"model rewrite {raw!r} rejected: {reason}", highlight=False, markup=False)
     if web.get("error"):
         console.print(f"[yellow]web search failed:[/] {web['error']}", highlight=False)
     pages = {p["url"]: p for p in web.get("pages", [])}

@@ -7,6 +7,11 @@ answer instead of keywords, a whole paragraph, an empty line), so the reply is c
 keyword must share a word with the question, be short, and three at most are kept. When
 nothing usable is left — or the model fails — a deterministic extraction of the question's
 content words is used, so a search always has a query.
+
+A reply that parses is then checked as a whole (crag.refine.rewrite_check): it may only use the
+question's words (normalised forms allowed) and must keep its key terms. One that adds a word
+or drops the subject is rejected, not patched: the deterministic extraction is used and the
+Rewrite says why (method "rejected", `reason`), which the trace shows.
 """
 
 from __future__ import annotations
@@ -17,8 +22,16 @@ from dataclasses import dataclass
 
 from crag.errors import LLMError
 from crag.models.llm.base import LLM, ChatRequest, Message
+from crag.refine.rewrite_check import STOPWORDS, check_rewrite
 
-__all__ = ["STOPWORDS", "QueryRewriter", "Rewrite", "keyword_query", "parse_keywords"]
+__all__ = [
+    "STOPWORDS",
+    "QueryRewriter",
+    "Rewrite",
+    "keyword_query",
+    "parse_keywords",
+    "reply_pieces",
+]
 
 log = logging.getLogger(__name__)
 
@@ -32,15 +45,6 @@ EXAMPLES = (
     Message("user", "Question: when did the golden gate bridge open to traffic"),
     Message("assistant", "Golden Gate Bridge, opened to traffic"),
 )
-_STOP_TEXT = """
-a an the of in on at to for with and or by from as is are was were be been being do does did
-has have had it its this that these those what which who whom whose when where why how i me my
-we our you your he him his she her they them their there here not no yes can could will would
-shall should may might must about into over under after before during than then so if but also
-just only very much many more most some any all each other such own same too tell name give
-list please s t d ll ve re m o
-"""
-STOPWORDS = frozenset(_STOP_TEXT.split())
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
 _PREFIX = re.compile(r"^\s*(?:search\s+)?(?:query|keywords?)\s*[:：-]\s*", re.IGNORECASE)
 
@@ -49,8 +53,11 @@ _PREFIX = re.compile(r"^\s*(?:search\s+)?(?:query|keywords?)\s*[:：-]\s*", re.I
 class Rewrite:
     query: str
     keywords: tuple[str, ...]
-    method: str  # "llm" | "fallback" (model reply unusable) | "keywords" (no model)
+    # "llm" | "rejected" (the reply added or dropped terms: `reason`) | "fallback" (reply
+    # unusable or model failed) | "keywords" (no model)
+    method: str
     raw: str = ""  # what the model replied, for the trace
+    reason: str = ""  # why a model rewrite was rejected
 
 
 def _words(text: str) -> list[str]:
@@ -74,24 +81,29 @@ def keyword_query(question: str, max_keywords: int = 3) -> tuple[str, ...]:
     return tuple(runs[i] for i in sorted(ranked))
 
 
-def parse_keywords(reply: str, question: str, max_keywords: int = 3) -> tuple[str, ...]:
-    """Keywords from a model reply, or () when the reply is not a usable keyword query."""
+def reply_pieces(reply: str) -> tuple[str, ...]:
+    """The comma-separated pieces of a model reply's first line, cleaned; pieces too long to
+    be keywords (a sentence, a paragraph) are left out."""
     lines = [ln for ln in reply.strip().splitlines() if ln.strip()]
     if not lines:
         return ()
     line = _PREFIX.sub("", lines[0]).strip().strip("\"'`.").strip()
-    asked = set(_words(question))
     out: list[str] = []
     for piece in re.split(r"[,;|]", line):
         piece = " ".join(piece.strip().strip("\"'`*-•").split())
         words = _words(piece)
         if not words or len(words) > 8 or len(piece) > 80:
             continue
-        if not set(words) & asked:  # shares no word with the question: invented, or an answer
-            continue
         if piece.lower() not in {k.lower() for k in out}:
             out.append(piece)
-    return tuple(out[:max_keywords])
+    return tuple(out)
+
+
+def parse_keywords(reply: str, question: str, max_keywords: int = 3) -> tuple[str, ...]:
+    """Keywords from a model reply that share a word with the question, or ()."""
+    asked = set(_words(question))
+    pieces = [p for p in reply_pieces(reply) if set(_words(p)) & asked]
+    return tuple(pieces[:max_keywords])
 
 
 class QueryRewriter:
@@ -120,8 +132,13 @@ class QueryRewriter:
             except LLMError as exc:
                 log.warning("query rewriting failed, using keyword extraction: %s", exc)
                 raw = ""
-            keywords = parse_keywords(raw, question, self.max_keywords)
-            if keywords:
-                return Rewrite(" ".join(keywords), keywords, "llm", raw)
+            pieces = reply_pieces(raw)[: self.max_keywords]
+            if pieces:
+                reason = check_rewrite(pieces, question)
+                if not reason:
+                    return Rewrite(" ".join(pieces), pieces, "llm", raw)
+                log.info("model rewrite %r rejected: %s", raw, reason)
+                keywords = keyword_query(question, self.max_keywords)
+                return Rewrite(" ".join(keywords), keywords, "rejected", raw, reason)
         keywords = keyword_query(question, self.max_keywords)
         return Rewrite(" ".join(keywords), keywords, "fallback" if self.llm else "keywords", raw)

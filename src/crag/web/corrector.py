@@ -93,6 +93,8 @@ class WebCorrector:
         }
         if rewrite.raw:
             record["rewrite"]["raw"] = rewrite.raw[:200]
+        if rewrite.reason:
+            record["rewrite"]["reason"] = rewrite.reason
         try:
             results, pages, cached = self._lookup(query, timings)
         except WebSearchError as exc:

@@ -275,10 +275,12 @@ Q = "who played worf on star trek the next generation?"
     ("reply", "method", "query"),
     [
         ("Worf, Star Trek, Next Generation", "llm", "Worf Star Trek Next Generation"),
-        ("Query: worf, star trek: the next generation, actor, extra", "llm", None),
+        ("Query: worf, star trek: the next generation", "llm", None),
+        # adds words the question does not have: rejected whole (crag.refine.rewrite_check)
+        ("Query: worf, star trek: the next generation, actor, extra", "rejected", None),
         ("", "fallback", None),
-        ("Michael Dorn", "fallback", None),  # an answer, not keywords: shares no word
-        ("I'm sorry, as an AI I cannot browse. " * 5, "fallback", None),
+        ("Michael Dorn", "rejected", None),  # an answer, not keywords
+        ("I'm sorry, as an AI I cannot browse. " * 5, "rejected", None),  # adds 'sorry'…
         (LLMError("model crashed"), "fallback", None),
     ],
 )
@@ -288,8 +290,9 @@ def test_rewrite_keeps_good_keywords_and_falls_back_on_junk(reply, method, query
     assert 1 <= len(rewrite.keywords) <= 3
     if query:
         assert rewrite.query == query
-    if method == "fallback":
+    if method in ("fallback", "rejected"):
         assert rewrite.keywords == keyword_query(Q)
+        assert bool(rewrite.reason) == (method == "rejected")
 
 
 def test_keyword_helpers() -> None:
