@@ -7,7 +7,10 @@ digits dominate), "Where do penguins live?" comes out Portuguese. Turkish typed 
 own letters (ğ, ı, ş) is the usual victim, and the cost is an answer or a refusal in the wrong
 language. So, in order:
 
-1. a Turkish-only letter (ğ ı ş, capital İ Ğ Ş) decides Turkish;
+1. a Turkish-only letter (ğ ı ş, capital İ Ğ Ş) decides Turkish — unless the grammar of the
+   question is English: an English question word or clitic, or two English function words
+   ("the", "of", "is" …), and no Turkish cue word at all. A Turkish name ("Who founded
+   Kırkgöz?") does not make an English question Turkish; the function words decide;
 2. words only one of crag's two main languages uses vote: Turkish question and function words
    ("nedir", "hangi", "kaç", "zaman") and case suffixes after an apostrophe ("Kore'nin",
    "50'yi"), against English question words, "does"/"did" and clitics ("Verdi's", "don't").
@@ -65,6 +68,8 @@ _TURKISH_SUFFIX = re.compile(
     r"|[dt][ae]ki)\b|(?<=[^\W_aeiouıöüâîû])['’](?:[iıuü]n?|[ae])\b",
     re.IGNORECASE,
 )
+# English function words no Turkish sentence uses (only to outvote a Turkish letter in a name)
+_ENGLISH_FUNCTION = _wordset("the of is was are were in on to and for with from by a an its")
 _WORDS = re.compile(r"(?<!['’])\b[^\W\d_]+")  # not the "ve" of "i 've"
 
 
@@ -94,15 +99,24 @@ def language_cues(text: str) -> dict[str, int]:
 @functools.lru_cache(maxsize=1024)
 def detect_language(text: str) -> str:
     """ISO 639-1 code of `text` among the languages crag names; "en" when unsure."""
-    if _TURKISH_LETTERS & set(text):
-        return "tr"
     cues = language_cues(text)
+    if _TURKISH_LETTERS & set(text):
+        return "en" if _english_grammar(text, cues) else "tr"
     if cues["tr"] != cues["en"]:
         return "tr" if cues["tr"] > cues["en"] else "en"
     code, prob = _identifier().classify(text)
     if cues["tr_weak"] >= 2 or (cues["tr_weak"] == 1 and prob < 0.9 and code != "en"):
         return "tr"
     return code if prob >= 0.9 else "en"
+
+
+def _english_grammar(text: str, cues: dict[str, int]) -> bool:
+    """English function words and no Turkish one: the sentence is English, whatever its
+    names are spelled with."""
+    if cues["tr"] or cues["tr_weak"]:
+        return False
+    function = sum(w.casefold() in _ENGLISH_FUNCTION for w in _WORDS.findall(text))
+    return cues["en"] >= 1 or function >= 2
 
 
 def language_name(code: str) -> str:

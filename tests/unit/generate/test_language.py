@@ -80,3 +80,25 @@ def test_cues_count_words_and_apostrophe_suffixes() -> None:
     assert language_cues("Hawai'i and i 've")["tr"] == 0
     assert language_cues("i 've")["tr_weak"] == 0
     assert language_cues("Qui est Kim Jong-un ?")["tr_weak"] == 0  # a name, not "kim"
+
+
+# English grammar around a Turkish name: answered and refused in English (issue 19)
+MIXED_ENGLISH = [
+    "Who founded Kırkgöz?", "When was the Kırkgöz caravanserai built?",
+    "What is the population of Şanlıurfa?", "Kırkgöz is in which province?",
+    "Where did Ağaoğlu study?", "the history of Kırkgöz and its han",
+]  # fmt: skip
+STILL_TURKISH = [
+    "Kırkgöz kim?", "Kırkgöz nerede?", "Kırkgöz Hanı", "Şanlıurfa'nın nüfusu?",
+    "Kırkgöz ne zaman yapıldı?",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("question", MIXED_ENGLISH)
+def test_an_english_question_with_a_turkish_name_is_english(question: str) -> None:
+    assert detect_language(question) == "en"
+
+
+@pytest.mark.parametrize("question", STILL_TURKISH)
+def test_turkish_letters_still_decide_without_english_grammar(question: str) -> None:
+    assert detect_language(question) == "tr"
