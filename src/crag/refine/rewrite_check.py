@@ -29,7 +29,7 @@ from functools import lru_cache
 
 from crag.index.analyzer import Analyzer
 
-__all__ = ["STOPWORDS", "check_rewrite", "content_words", "key_terms"]
+__all__ = ["STOPWORDS", "check_rewrite", "content_forms", "content_words", "key_terms"]
 
 _STOP_TEXT = """
 a an the of in on at to for with and or by from as is are was were be been being do does did
@@ -84,6 +84,11 @@ def content_words(text: str) -> list[str]:
             seen.add(_forms(word))
             out.append(word)
     return out
+
+
+def content_forms(text: str) -> set[str]:
+    """Every normalised form of the content words of `text` (to compare two texts' words)."""
+    return {f for w in content_words(text) for f in _forms(w)}
 
 
 def key_terms(question: str) -> list[str]:

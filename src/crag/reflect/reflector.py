@@ -11,7 +11,11 @@ passage it cites (ISSUP), useful to the question (ISUSE). crag does the same wit
    miss the point: asked *why the Panthers won* Super Bowl 50, "the Broncos won [1]" is true
    to the source and no answer to the question as asked.
 3. **refusal** — "the sources do not say" is honest and counts as grounded (nothing to
-   support), but it is not useful: it answers nothing, so the policy may still search.
+   support), but it is not useful: it answers nothing, so the policy may still search. An
+   answer that leads with such a sentence, or says it about the question's own words ("The
+   caravanserai is on the Silk Road [1]. The sources do not say who built the caravanserai.")
+   is a non-answer: never rated useful, and the usefulness judge is not asked (a 0.5B judge
+   rated one 0.82: it reads topical text as an answer).
 
 Judges return NaN where they could not read the model's reply; an unknown claim is reported
 as unverified, not as unsupported (as with the evaluator, a failing judge must not switch
@@ -38,7 +42,10 @@ _REFUSAL = re.compile(
     r"include|specify|describe|support|answer)|"
     r"(?:don't|doesn't) (?:say|state|mention|contain|provide)|"
     r"not (?:mentioned|stated|specified|provided|given)|no (?:information|mention|evidence)|"
-    r"cannot be answered|can't be answered|not_found)\b"
+    r"cannot be answered|can't be answered|not_found|"
+    r"(?:sources?|passages?|context|documents?|texts?) (?:do|does|did) not \w+|"
+    r"(?:cannot|can't|could not|couldn't|unable to) (?:find|determine|tell|answer)|"
+    r"none of the (?:sources|passages|documents))\b"
     r"|bilmiyorum|belirtilme|bahsedilme|söz edilme|yer almıyor|içermiyor|yanıtlamıyor"
     r"|bilgi (?:yok|bulunm)",
     re.IGNORECASE,
@@ -53,6 +60,21 @@ def _plain(text: str) -> str:
 def is_refusal(sentence: str) -> bool:
     """Does this sentence say the sources lack (or contradict) what was asked?"""
     return bool(_REFUSAL.search(sentence))
+
+
+def _non_answer(question: str, checks: list[ClaimCheck]) -> bool:
+    """Does the answer say the sources lack what was asked: its first sentence says the
+    sources lack something, or a later one says so about the question's own words? (A caveat
+    about something else after a real answer is fine: answers come first.)"""
+    from crag.refine.rewrite_check import content_forms
+
+    says_not = [_plain(c.sentence) for c in checks if is_refusal(_plain(c.sentence))]
+    if not says_not:
+        return False
+    if is_refusal(_plain(checks[0].sentence)):
+        return True
+    asked = content_forms(question)
+    return any(content_forms(s) & asked for s in says_not)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +149,8 @@ class Reflector:
         grounded = all(c.supported is not False for c in checks)
         if refusal:
             return Reflection(True, grounded, False, None, tuple(checks))
+        if _non_answer(question, checks):
+            return Reflection(False, grounded, False, None, tuple(checks))
         answer = _plain(generated.text)
         useful_score = self.usefulness.score(question, [answer])[0]
         known = not math.isnan(useful_score)

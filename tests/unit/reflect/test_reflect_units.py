@@ -136,3 +136,22 @@ def test_best_attempt_prefers_grounded_and_useful_then_the_latest() -> None:
     c = (_generated("c [1]."), Reflection(True, True, False))
     assert best_attempt([a, b, c]) is b
     assert best_attempt([a, c]) is c
+
+
+def test_a_non_answer_is_never_rated_useful_and_costs_no_usefulness_call() -> None:
+    useful = Scripted({}, default=0.82)  # what the 0.5B judge gave a non-answer (issue 19)
+    r = Reflector(Scripted({}), useful)
+    q = "Who won Super Bowl 50?"
+    for text in (
+        "The sources do not say who won. The game was played at Levi's Stadium [2].",
+        "The game was played at Levi's Stadium [2]. None of the sources says who won it.",
+        "I could not find the winner in the sources.",
+    ):
+        out = r.reflect(q, _generated(text))
+        assert not out.useful and out.usefulness is None, text
+    assert useful.asked == []
+    # an answer first, then a caveat, is still an answer: the judge is asked
+    answer = "The Broncos won [1]. The passages do not say who sang the anthem."
+    out = r.reflect(q, _generated(answer))
+    assert out.useful and out.usefulness == 0.82 and len(useful.asked) == 1
+    assert not is_refusal("Nixon did not resign until August.")  # a claim, not a refusal
