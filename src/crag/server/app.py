@@ -23,7 +23,7 @@ from crag.pipeline import Pipeline
 from crag.server.auth import load_keys
 from crag.server.errors import BodyLimit, install_error_handlers
 from crag.server.jobs import JobRunner
-from crag.server.routes import ask, chat, documents, health
+from crag.server.routes import ask, chat, chunks, documents, health, page
 from crag.server.runtime import Runtime
 
 __all__ = ["create_app"]
@@ -107,6 +107,6 @@ def create_app(
         json_limit=settings.server.max_body_kb * 1024,
         upload_limit=int(settings.server.max_upload_mb * 1e6),
     )
-    for module in (health, ask, chat, documents):
+    for module in (health, ask, chat, documents, chunks, page):
         app.include_router(module.router)
     return app

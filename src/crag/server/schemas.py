@@ -19,6 +19,7 @@ __all__ = [
     "AskResponse",
     "ChatMessage",
     "ChatRequest",
+    "ChunkOut",
     "CitationOut",
     "JobOut",
     "SourceOut",
@@ -57,6 +58,9 @@ class CitationOut(BaseModel):
     label: str
     source: str
     url: str = ""
+    origin: Literal["local", "web"] = Field(
+        "local", description="local: an indexed chunk (GET /v1/chunks/{chunk_id}); web: a page."
+    )
 
 
 class AskResponse(BaseModel):
@@ -72,6 +76,19 @@ class AskResponse(BaseModel):
         description="'step_limit': self-crag stopped at its step limit (best answer so far).",
     )
     trace: dict[str, Any] | None = None
+
+
+class ChunkOut(BaseModel):
+    id: str
+    text: str
+    source: str
+    doc_id: str
+    start: int
+    end: int
+    title: str = ""
+    url: str = ""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    cite: str = Field(description="file › title › unit, chars a-b (as citations label it)")
 
 
 class SourceOut(BaseModel):
