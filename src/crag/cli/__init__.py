@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from crag.cli import ask, config, documents, evaluator, models, serve
+from crag.cli import ask, calibrate, config, documents, evaluator, models, serve
 from crag.cli import eval as eval_commands
 
 __all__ = ["app", "main"]
@@ -20,7 +20,7 @@ app = typer.Typer(
     no_args_is_help=True,
     help="crag: corrective retrieval-augmented generation over your own documents.",
 )
-for _group in (documents, config, ask, eval_commands, evaluator, models, serve):
+for _group in (documents, config, ask, eval_commands, calibrate, evaluator, models, serve):
     _group.register(app)
 
 

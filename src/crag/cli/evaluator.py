@@ -156,7 +156,10 @@ def calibrate(
     out: OutOpt = None,
     collection: CollectionOpt = None,
 ) -> None:
-    """Choose upper/lower thresholds on held-out questions; store them with the model."""
+    """Choose upper/lower thresholds on held-out questions; store them with the model.
+
+    SQuAD/NQ questions, for the trained model as shipped; for your own collection and
+    whatever evaluator is configured, use `crag calibrate`."""
     from crag.grading.training.calibrate import choose_thresholds, collect
     from crag.grading.training.run import labelled_questions
     from crag.models.cross_encoder import CrossEncoderEvaluator

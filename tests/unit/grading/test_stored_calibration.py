@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 from crag.config import load_settings
 from crag.grading.stored import (
@@ -17,6 +18,7 @@ from crag.grading.stored import (
 from crag.grading.thresholds import JUDGE_THRESHOLDS, thresholds_for
 
 GRADER = "qwen2.5-coder-0.5b"
+LLM = {"method": "llm"}  # the judge, named explicitly: the default evaluator may change
 
 
 def _store(data: Path, collection: str = "notes", **extra: object) -> Path:
@@ -36,7 +38,7 @@ def test_write_then_read_round_trips_beside_the_catalog(tmp_path: Path) -> None:
 
 
 def test_evaluator_names_follow_the_settings() -> None:
-    s = load_settings()
+    s = load_settings(evaluate=LLM)
     assert evaluator_name(s.evaluate, "Qwen2.5-Coder-0.5B") == f"llm-judge:{GRADER}"
     ce = load_settings(evaluate={"method": "cross-encoder", "model": "my-eval"})
     assert evaluator_name(ce.evaluate, GRADER) == "cross-encoder:my-eval"
@@ -44,7 +46,7 @@ def test_evaluator_names_follow_the_settings() -> None:
 
 def test_stored_thresholds_apply_only_to_their_collection_and_evaluator(tmp_path: Path) -> None:
     _store(tmp_path)
-    s = load_settings(data_dir=tmp_path)
+    s = load_settings(data_dir=tmp_path, evaluate=LLM)
     assert stored_thresholds(tmp_path, "notes", s.evaluate, GRADER) == (0.7, 0.4)
     assert stored_thresholds(tmp_path, "other", s.evaluate, GRADER) is None
     assert stored_thresholds(tmp_path, "notes", s.evaluate, "qwen2.5-coder-1.5b") is None
@@ -54,7 +56,7 @@ def test_stored_thresholds_apply_only_to_their_collection_and_evaluator(tmp_path
 
 
 def test_broken_or_foreign_files_are_ignored_not_fatal(tmp_path: Path) -> None:
-    s = load_settings()
+    s = load_settings(evaluate=LLM)
     path = calibration_path(tmp_path, "notes")
     path.parent.mkdir(parents=True)
     for body in ("{half", "[1, 2]", json.dumps({"evaluator": f"llm-judge:{GRADER}"})):
@@ -65,16 +67,18 @@ def test_broken_or_foreign_files_are_ignored_not_fatal(tmp_path: Path) -> None:
 
 
 def test_precedence_settings_over_stored_over_defaults(tmp_path: Path) -> None:
-    default = thresholds_for(load_settings().evaluate, "notes", GRADER, tmp_path)
+    judge = load_settings(evaluate=LLM).evaluate
+    default = thresholds_for(judge, "notes", GRADER, tmp_path)
     assert (default.upper, default.lower) == JUDGE_THRESHOLDS[GRADER]  # nothing stored yet
     _store(tmp_path)
-    stored = thresholds_for(load_settings().evaluate, "notes", GRADER, tmp_path)
+    stored = thresholds_for(judge, "notes", GRADER, tmp_path)
     assert (stored.upper, stored.lower) == (0.7, 0.4)
-    without_dir = thresholds_for(load_settings().evaluate, "notes", GRADER)
+    without_dir = thresholds_for(judge, "notes", GRADER)
     assert (without_dir.upper, without_dir.lower) == JUDGE_THRESHOLDS[GRADER]
-    one = thresholds_for(load_settings(evaluate={"lower": 0.1}).evaluate, "notes", GRADER, tmp_path)
+    explicit = load_settings(evaluate={**LLM, "lower": 0.1}).evaluate
+    one = thresholds_for(explicit, "notes", GRADER, tmp_path)
     assert (one.upper, one.lower) == (0.7, 0.1)  # each explicit threshold wins on its own
-    per = load_settings(evaluate={"per_collection": {"notes": {"upper": 0.9, "lower": 0.8}}})
+    per = load_settings(evaluate={**LLM, "per_collection": {"notes": {"upper": 0.9, "lower": 0.8}}})
     chosen = thresholds_for(per.evaluate, "notes", GRADER, tmp_path)
     assert (chosen.upper, chosen.lower) == (0.9, 0.8)
 
@@ -88,8 +92,11 @@ def test_build_pipeline_uses_the_stored_thresholds(tmp_path: Path) -> None:
         def score(self, question: str, passages: list[str]) -> list[float]:
             return [0.5 for _ in passages]
 
-    settings = load_settings(data_dir=tmp_path, collection="notes")
+    settings = load_settings(
+        data_dir=tmp_path, collection="notes", evaluate=LLM, rerank={"model": None}
+    )
     _store(tmp_path)
-    pipeline = build_pipeline(settings, None, evaluator=Judge(), web=None)
+    index = SimpleNamespace(embedder=SimpleNamespace(name="all-MiniLM-L6-v2"))  # never searched
+    pipeline = build_pipeline(settings, index, evaluator=Judge(), web=None)
     trigger = pipeline.components.trigger
     assert (trigger.upper, trigger.lower) == (0.7, 0.4)

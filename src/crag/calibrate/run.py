@@ -1,0 +1,325 @@
+"""`crag calibrate`, the library side: questions → scores → thresholds → curve → stored.
+
+For each chunk of a seeded sample the generator LLM writes a question (`questions`); the
+question is scored as `crag ask` would, with its chunk in the index and with its unit withheld
+(`scoring`); every step is appended to the run's journal as it is done (`journal`), so a
+killed run resumes where it stopped. Then `search` chooses `lower` and `upper`, `report` writes
+the risk–coverage curve, and the choice is stored with the collection
+(`crag.grading.stored`), where `thresholds_for` finds it for this evaluator from then on.
+
+This differs from `crag evaluator calibrate`, which calibrates the trained cross-encoder once,
+on SQuAD and NQ, and ships the result with the model: this one measures whatever evaluator is
+configured on the user's own collection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from crag.calibrate.journal import Journal
+from crag.calibrate.questions import GeneratedQuestion, ask_for_question, sample_chunks
+from crag.calibrate.report import write_curve
+from crag.calibrate.scoring import (
+    ANSWERABLE,
+    CONDITIONS,
+    Scored,
+    answer_outcome,
+    score_question,
+)
+from crag.calibrate.search import Choice, Observation, choose_thresholds
+from crag.config import Settings, Thresholds
+from crag.datasets.answers import normalize
+from crag.errors import CragError
+from crag.types import Chunk
+
+__all__ = ["CalibrateConfig", "CalibrateResult", "default_run_dir", "run_calibration"]
+
+JOURNAL = "journal.jsonl"
+
+
+@dataclass(slots=True)
+class CalibrateConfig:
+    questions: int = 40
+    seed: int = 0
+    max_hallucination: float = 0.1
+    answers: bool = False  # also run the generator and use its real outcome
+    out: Path | None = None  # run folder; default <data_dir>/collections/<name>/calibration
+    fresh: bool = False  # forget an earlier run's journal in that folder
+    store: bool = True  # store the chosen thresholds with the collection
+    attempts: int = 3  # LLM replies asked for per chunk before it is rejected
+    max_chunks: int | None = None  # chunks tried at most; default 4 × questions
+
+
+@dataclass(slots=True)
+class CalibrateResult:
+    choice: Choice
+    collection: str
+    evaluator: str
+    questions: int
+    resumed: int  # of them, found in the journal of an earlier run
+    rejected: int  # chunks the LLM gave no usable question for
+    run_dir: Path
+    journal: Path
+    curve_json: Path
+    curve_png: Path
+    stored: Path | None
+    before: Thresholds  # what thresholds_for gave before this run
+    overridden: bool  # explicit settings take precedence over the stored thresholds
+    warnings: list[str] = field(default_factory=list)
+
+
+def default_run_dir(settings: Settings) -> Path:
+    return settings.data_dir / "collections" / settings.collection / "calibration"
+
+
+def _header(settings: Settings, config: CalibrateConfig) -> dict[str, Any]:
+    g = settings.llm.generator
+    return {
+        "type": "run",
+        "collection": settings.collection,
+        "seed": config.seed,
+        "generator": f"{g.provider}:{g.model}",
+    }
+
+
+def _open_journal(settings: Settings, config: CalibrateConfig, run_dir: Path) -> Journal:
+    path = run_dir / JOURNAL
+    if config.fresh:
+        path.unlink(missing_ok=True)
+    journal = Journal(path)
+    header = _header(settings, config)
+    earlier = journal.of("run")
+    if earlier:
+        first = {k: earlier[0].get(k) for k in header}
+        if first != header:
+            diff = ", ".join(f"{k} {first[k]!r}" for k in header if first[k] != header[k])
+            raise CragError(
+                f"{path} holds a run with {diff}; pass --fresh to start over, or --out "
+                "for another folder"
+            )
+    else:
+        journal.append(header)
+    return journal
+
+
+def _unit_size(index: Any, chunk: Chunk) -> int:
+    return sum(1 for c in index.catalog.chunks_of(chunk.source) if c.doc_id == chunk.doc_id)
+
+
+def run_calibration(
+    settings: Settings,
+    config: CalibrateConfig | None = None,
+    *,
+    index: Any = None,
+    pipeline: Any = None,
+    llm: Any = None,
+    on_start: Callable[[int], None] | None = None,
+    on_step: Callable[[str], None] | None = None,
+) -> CalibrateResult:
+    """Calibrate the configured evaluator on `settings.collection` (module docstring).
+
+    `index`, `pipeline` (its components are used) and `llm` (writes the questions) default to
+    those the settings describe. `on_start(total)` is called once, `on_step(note)` after each
+    question is done (resumed ones included)."""
+    from crag.grading.stored import evaluator_name, write_calibration
+    from crag.grading.thresholds import thresholds_for
+
+    config = config or CalibrateConfig()
+    if config.questions < 1:
+        raise CragError("--questions must be at least 1")
+    if not 0.0 <= config.max_hallucination <= 1.0:
+        raise CragError("--max-hallucination must be between 0 and 1")
+    if index is None:
+        from crag.index.store import Index
+
+        index = Index.open(settings)
+    if index.count() == 0:
+        raise CragError(
+            f"collection {settings.collection!r} is empty: `crag ingest PATH` first, then calibrate"
+        )
+    run_dir = config.out or default_run_dir(settings)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    journal = _open_journal(settings, config, run_dir)
+    if pipeline is None:
+        from crag.pipeline.build import build_pipeline
+
+        pipeline = build_pipeline(settings, index, web=None)
+    components = pipeline.components
+    if llm is None:
+        llm = getattr(components.generator, "llm", None)
+    if llm is None:
+        from crag.pipeline.build import make_roles
+
+        llm = make_roles(settings, ("generator",))["generator"]
+    evaluator = evaluator_name(settings.evaluate, settings.llm.grader.model)
+    generator = _header(settings, config)["generator"]
+    before = thresholds_for(
+        settings.evaluate, settings.collection, settings.llm.grader.model, settings.data_dir
+    )
+
+    asked = {r["chunk"]: r for r in journal.of("question")}
+    rejected = {r["chunk"] for r in journal.of("rejected")}
+    scores = {
+        (r["chunk"], r["condition"]): r for r in journal.of("scores") if r["evaluator"] == evaluator
+    }
+    outcomes = {
+        (r["chunk"], r["condition"]): r
+        for r in journal.of("answer")
+        if r["evaluator"] == evaluator and r["generator"] == generator
+    }
+    if on_start:
+        on_start(config.questions)
+
+    done: list[tuple[Chunk, dict[str, Any]]] = []
+    seen_questions: set[str] = set()
+    resumed = fresh_rejects = 0
+    max_chunks = config.max_chunks or 4 * config.questions
+    tried = 0
+    for chunk in sample_chunks(index.catalog, config.seed):
+        if len(done) >= config.questions or tried >= max_chunks:
+            break
+        tried += 1
+        if chunk.id in rejected:
+            continue
+        record = asked.get(chunk.id)
+        if record is None:
+            outcome, attempts = ask_for_question(
+                llm, chunk, attempts=config.attempts, seed=config.seed + tried
+            )
+            if isinstance(outcome, GeneratedQuestion):
+                key = normalize(outcome.question)
+                if key in seen_questions:
+                    outcome = None
+            if not isinstance(outcome, GeneratedQuestion):
+                reason = "duplicate question" if outcome is None else outcome.reason
+                reply = "" if outcome is None else outcome.reply[:400]
+                journal.append(
+                    {"type": "rejected", "chunk": chunk.id, "reason": reason, "reply": reply}
+                )
+                rejected.add(chunk.id)
+                fresh_rejects += 1
+                continue
+            record = {
+                "type": "question",
+                "chunk": chunk.id,
+                "source": chunk.source,
+                "doc_id": chunk.doc_id,
+                "question": outcome.question,
+                "answer": outcome.answer,
+                "attempts": attempts,
+            }
+            journal.append(record)
+            asked[chunk.id] = record
+        elif all((chunk.id, c) in scores for c in CONDITIONS):
+            resumed += 1
+        seen_questions.add(normalize(record["question"]))
+        extra = _unit_size(index, chunk) + components.retrieve_k
+        for condition in CONDITIONS:
+            if (chunk.id, condition) not in scores:
+                scored = score_question(
+                    components, record["question"], chunk, record["answer"], condition, extra
+                )
+                row = {
+                    "type": "scores",
+                    "chunk": chunk.id,
+                    "condition": condition,
+                    "evaluator": evaluator,
+                    "hits": scored.to_json(),
+                }
+                journal.append(row)
+                scores[(chunk.id, condition)] = row
+            if config.answers and (chunk.id, condition) not in outcomes:
+                result = answer_outcome(
+                    components, record["question"], chunk, record["answer"], condition, extra
+                )
+                row = {
+                    "type": "answer",
+                    "chunk": chunk.id,
+                    "condition": condition,
+                    "evaluator": evaluator,
+                    "generator": generator,
+                    **result,
+                }
+                journal.append(row)
+                outcomes[(chunk.id, condition)] = row
+        done.append((chunk, record))
+        if on_step:
+            on_step(record["question"])
+
+    if not done:
+        raise CragError(
+            f"no usable question from {tried} chunks of {settings.collection!r} "
+            f"({len(rejected)} rejected; see {journal.path})"
+        )
+    observations = []
+    for chunk, _ in done:
+        for condition in CONDITIONS:
+            hits = Scored.from_json(scores[(chunk.id, condition)]["hits"])
+            outcome_row = outcomes.get((chunk.id, condition)) if config.answers else None
+            observations.append(
+                Observation(
+                    answerable=condition == ANSWERABLE,
+                    scores=hits.scores,
+                    gold=hits.gold,
+                    generated=None if outcome_row is None else not outcome_row["refused"],
+                    generated_right=None if outcome_row is None else bool(outcome_row["right"]),
+                )
+            )
+    choice = choose_thresholds(observations, config.max_hallucination)
+    warnings = list(choice.warnings)
+    if len(done) < config.questions:
+        warnings.append(
+            f"{len(done)} of {config.questions} questions: {len(rejected)} of {tried} chunks "
+            "gave no usable question"
+        )
+    meta = {
+        "collection": settings.collection,
+        "evaluator": evaluator,
+        "evaluator_component": getattr(components.evaluator, "name", ""),
+        "generator": generator,
+        "questions": len(done),
+        "seed": config.seed,
+        "answers": config.answers,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    curve_json, curve_png = write_curve(choice, run_dir, meta)
+    stored = None
+    if config.store:
+        stored = write_calibration(
+            settings.data_dir,
+            settings.collection,
+            {
+                **meta,
+                "upper": choice.upper,
+                "lower": choice.lower,
+                "max_hallucination": choice.max_hallucination,
+                "budget_met": choice.budget_met,
+                "expected": choice.at_lower,
+                "correct_precision": choice.correct_precision,
+                "run_dir": str(run_dir),
+            },
+        )
+    e = settings.evaluate
+    overridden = (
+        settings.collection in e.per_collection or e.upper is not None or e.lower is not None
+    )
+    return CalibrateResult(
+        choice=choice,
+        collection=settings.collection,
+        evaluator=evaluator,
+        questions=len(done),
+        resumed=resumed,
+        rejected=len(rejected),
+        run_dir=run_dir,
+        journal=journal.path,
+        curve_json=curve_json,
+        curve_png=curve_png,
+        stored=stored,
+        before=before,
+        overridden=overridden,
+        warnings=warnings,
+    )
