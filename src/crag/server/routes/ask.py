@@ -1,6 +1,11 @@
 """`POST /v1/ask`: a question in, a cited answer with verdict and trace out — whole, or as
 server-sent events (`node` as each graph node finishes, `token` as the answer is written,
-`answer` with the checked answer last; `error` instead if it fails mid-way)."""
+`answer` with the checked answer last; `error` instead if it fails mid-way).
+
+The `token` events are the generator's draft, less the model's NOT_FOUND marker (held back
+while the draft could still be it: crag.server.tokens). The `answer` event is authoritative:
+the check that runs on the finished draft may drop a sentence or turn it into a refusal, and
+a client replaces what it showed of the draft with that event's `answer`."""
 
 from __future__ import annotations
 
@@ -16,6 +21,7 @@ from crag.server.errors import Conflict, error_response
 from crag.server.runtime import Runtime
 from crag.server.schemas import AskRequest, AskResponse
 from crag.server.sse import PING, event, jsonable
+from crag.server.tokens import MarkerFilter
 from crag.types import Answer
 
 __all__ = ["answer_out", "checked_question", "router"]
@@ -67,15 +73,22 @@ def answer_out(answer: Answer, mode: str, trace: bool = True) -> AskResponse:
 
 
 async def _sse(request: Request, events: AsyncIterator[Any], mode: str, trace: bool):
+    draft = MarkerFilter()
     try:
         async for item in events:
             if item is None:
                 yield PING
             elif item[0] == "node":
+                if item[1] == "generate" and (rest := draft.flush()):
+                    yield event("token", {"text": rest})
+                draft = MarkerFilter()  # a Self-RAG retry writes a new draft
                 yield event("node", {"node": item[1], "update": jsonable(item[2])})
             elif item[0] == "token":
-                yield event("token", {"text": item[1]})
+                if text := draft.feed(item[1]):
+                    yield event("token", {"text": text})
             elif item[0] == "answer":
+                if rest := draft.flush():
+                    yield event("token", {"text": rest})
                 yield event("answer", answer_out(item[1], mode, trace).model_dump(mode="json"))
     except Exception as exc:
         yield event("error", error_response(request, exc).body.decode())
@@ -94,6 +107,8 @@ async def _sse(request: Request, events: AsyncIterator[Any], mode: str, trace: b
 )
 async def ask(request: Request, body: AskRequest, rt: RuntimeDep) -> Any:
     """Answer a question from the indexed documents, citing every claim."""
+    if body.collection and rt.collections is not None:
+        rt = await asyncio.to_thread(rt.collections.get, body.collection)
     question = checked_question(body.question, rt)
     pipeline = rt.pipeline_for(body.options.top_k, body.options.rerank_k)
     await asyncio.to_thread(ensure_not_empty, rt)

@@ -6,11 +6,17 @@ question is answered on its own. The message text is the answer followed by its 
 sources; the verdict, citations and trace ride along in an extension member `crag`, which the
 SDKs keep (`completion.model_extra["crag"]` in Python).
 
-Streaming sends `chat.completion.chunk` events and `data: [DONE]`. The tokens are the
-generator's draft as it writes; the attribution check runs when the draft is complete. When
-the checked answer differs (a sentence its sources do not support was dropped, or the answer
-became a refusal), the checked text follows the draft as "Checked answer: ...". A draft that
-is the model's "not found" marker is held back and only the refusal is sent.
+Streaming sends `chat.completion.chunk` events and `data: [DONE]`, with ONE answer: the
+checked one, cut into a few words per delta once the check has run (`: ping` comments keep the
+connection open meanwhile). Why not the draft's tokens as they come: the OpenAI stream is
+append-only — a client shows the concatenation of the deltas as the message, and nothing in
+the protocol retracts text already sent. The check that runs on the finished draft may drop
+a sentence or turn the draft into a refusal, so a streamed draft was either left standing
+when wrong or followed by a second, checked copy (chat UIs showed the answer twice). Sending
+the checked text only makes the streamed message equal, character for character, to the
+non-streamed `message.content`; the cost is that the first words arrive when the answer is
+ready rather than while it is written. (`/v1/ask` streams the draft, and its final event is
+authoritative: a client of that endpoint is told to replace the draft.)
 """
 
 from __future__ import annotations
@@ -25,32 +31,38 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from crag.errors import CragError
-from crag.generate.generator import NOT_FOUND
 from crag.modes import Mode
 from crag.server.deps import RuntimeDep, require_key
 from crag.server.errors import error_response
 from crag.server.routes.ask import BUSY, SSE_HEADERS, checked_question, ensure_not_empty
 from crag.server.schemas import ChatRequest
 from crag.server.sse import PING, event
+from crag.server.tokens import pieces
 from crag.types import Answer
 
 __all__ = ["MODELS", "router"]
 
 router = APIRouter(prefix="/v1", tags=["openai"], dependencies=[Depends(require_key)])
 
+PING_S = 10.0  # seconds without a write before a `: ping` comment
 # model id -> pipeline mode
 MODELS = {m.value: m for m in Mode}
 _CREATED = int(time.time())
 
 
 @router.get("/models")
-def models() -> dict[str, Any]:
-    """The models this service offers, in the OpenAI list format."""
+def models(rt: RuntimeDep) -> dict[str, Any]:
+    """The models this service offers, in the OpenAI list format: each mode, and each mode
+    over each other collection as `MODE:COLLECTION`."""
+    names = list(MODELS)
+    if rt.collections is not None:
+        others = [c for c in rt.collections.names() if c != rt.collections.default]
+        names += [f"{mode}:{c}" for c in others for mode in MODELS]
     return {
         "object": "list",
         "data": [
             {"id": name, "object": "model", "created": _CREATED, "owned_by": "crag"}
-            for name in MODELS
+            for name in names
         ],
     }
 
@@ -93,12 +105,16 @@ def _question(body: ChatRequest) -> str:
     raise CragError("messages: no user message; the last user message is the question")
 
 
-def _mode(body: ChatRequest) -> str:
-    if body.model not in MODELS:
+def _mode(body: ChatRequest) -> tuple[Mode, str | None]:
+    """(mode, collection) from a model name: `crag`, or `crag:notes` for collection notes."""
+    name, _, collection = body.model.partition(":")
+    if name not in MODELS:
         raise HTTPException(
-            404, f"model {body.model!r} does not exist; use one of {sorted(MODELS)}"
+            404,
+            f"model {body.model!r} does not exist; use one of {sorted(MODELS)}, "
+            "optionally with ':COLLECTION' (e.g. 'crag:notes')",
         )
-    return MODELS[body.model]
+    return MODELS[name], collection or None
 
 
 @router.post(
@@ -113,7 +129,9 @@ def _mode(body: ChatRequest) -> str:
 )
 async def chat_completions(request: Request, body: ChatRequest, rt: RuntimeDep) -> Any:
     """Answer the last user message; OpenAI chat-completions format (streaming too)."""
-    mode = _mode(body)
+    mode, collection = _mode(body)
+    if collection and rt.collections is not None:
+        rt = await asyncio.to_thread(rt.collections.get, collection)
     question = checked_question(_question(body), rt)
     await asyncio.to_thread(ensure_not_empty, rt)
     completion_id = f"chatcmpl-{uuid.uuid4().hex}"
@@ -164,36 +182,19 @@ async def _chunks(
         return event(None, body)
 
     yield chunk({"role": "assistant", "content": ""})
-    held: list[str] = []  # draft tokens that may still turn out to be the NOT_FOUND marker
-    sent: list[str] = []
+    quiet = time.monotonic()
     try:
         async for item in events:
-            if item is None:
+            if item is None or time.monotonic() - quiet >= PING_S:
+                # keep-alive, also while draft tokens flow unsent: proxies stay open, and a
+                # client that left is noticed (and its question stopped) at the next write
+                quiet = time.monotonic()
                 yield PING
-            elif item[0] == "token":
-                held.append(item[1])
-                draft = "".join(held).strip().upper().replace(" ", "_")
-                if draft and (NOT_FOUND.startswith(draft) or draft.startswith(NOT_FOUND)):
-                    continue  # may be (or is) the marker: the answer event decides
-                text = "".join(held)
-                held.clear()
-                sent.append(text)
-                yield chunk({"content": text})
-            elif item[0] == "answer":
+            # draft tokens and node updates are not sent (see the module docstring)
+            if item is not None and item[0] == "answer":
                 answer: Answer = item[1]
-                streamed = "".join(sent).strip()
-                if not streamed:
-                    tail = answer.text
-                elif streamed != answer.text.strip():
-                    tail = f"\n\nChecked answer: {answer.text}"
-                else:
-                    tail = ""
-                if answer.citations:
-                    tail += "\n\nSources:\n" + "\n".join(
-                        f"[{c.n}] {c.label}" for c in answer.citations
-                    )
-                if tail:
-                    yield chunk({"content": tail})
+                for piece in pieces(message_text(answer)):
+                    yield chunk({"content": piece})
                 yield chunk({}, "stop", crag=extension(answer, mode))
                 if include_usage:
                     body = {
