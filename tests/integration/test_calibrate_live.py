@@ -1,0 +1,60 @@
+"""`crag calibrate` as a user runs it: the packaged LLM writes questions from examples/sample,
+the configured evaluator scores them; the curve and the stored thresholds are written, `crag
+ask` uses them, and a second run resumes from the journal instead of asking again."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tests.conftest import MODELS_DIR, SAMPLE
+
+pytestmark = pytest.mark.slow
+
+
+def crag(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
+    exe = Path(sys.executable).with_name("crag")
+    env = {
+        **os.environ,
+        "CRAG_DATA_DIR": str(data_dir),
+        "CRAG_LLM__MODELS_DIR": str(MODELS_DIR),
+        "COLUMNS": "200",
+    }
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=1200, env=env)
+
+
+def test_calibrate_sample_writes_stores_and_resumes(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    assert crag("ingest", str(SAMPLE), "-c", "sample", data_dir=data).returncode == 0
+    first = crag("calibrate", "-c", "sample", "--questions", "4", data_dir=data)
+    assert first.returncode == 0, first.stderr
+    assert "chosen: upper" in first.stdout and "expected:" in first.stdout
+    run = data / "collections" / "sample" / "calibration"
+    journal = run / "journal.jsonl"
+    records = [json.loads(line) for line in journal.read_text().splitlines()]
+    questions = [r for r in records if r["type"] == "question"]
+    assert len(questions) == 4
+    for q in questions:  # validated: the answer is in its chunk's file, not in the question
+        assert q["answer"].lower() not in q["question"].lower()
+        assert Path(q["source"]).parent == SAMPLE
+    assert sum(r["type"] == "scores" for r in records) == 8
+    curve = json.loads((run / "curve.json").read_text())
+    assert curve["questions"] == 4 and curve["curve"]
+    assert (run / "curve.png").stat().st_size > 10_000
+    stored = json.loads((data / "collections" / "sample" / "calibration.json").read_text())
+    assert 0.0 <= stored["lower"] <= stored["upper"] <= 1.0
+    assert stored["evaluator"] == curve["evaluator"]
+
+    asked = crag("ask", "When was the telephone patented?", "-c", "sample", "--json", data_dir=data)
+    assert asked.returncode == 0, asked.stderr
+    thresholds = json.loads(asked.stdout)["trace"]["thresholds"]
+    assert (thresholds["upper"], thresholds["lower"]) == (stored["upper"], stored["lower"])
+
+    second = crag("calibrate", "-c", "sample", "--questions", "4", data_dir=data)
+    assert second.returncode == 0, second.stderr
+    assert "4 resumed" in second.stdout
+    assert len(journal.read_text().splitlines()) == len(records)  # nothing asked again
