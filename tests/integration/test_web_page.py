@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from tests.conftest import SAMPLE
 from tests.servers.serving import serving
@@ -30,6 +31,11 @@ QUESTION = "How do honey bees tell their nest mates where flowers are?"
 OFF_TOPIC = "What is the boiling point of tungsten?"
 KEY = "page-key-" + "k" * 16
 ANSWER_S = 300_000  # ms: a question on two shared CPU cores
+KITE_QUESTION = "Who founded the Zephyr Kite Club?"
+ZEPHYR = (
+    b"# Zephyr Kite Club\n\nThe Zephyr Kite Club was founded by Mina Oduya in 1994. "
+    b"It meets every Thursday evening on Larkspur Hill.\n"
+)
 UPLOADED = {
     "quillfeather.md": "# Quillfeather Light\n\nThe Quillfeather lighthouse stands on Marrow "
     "Point. Its lamp shines green, and it was first lit in 1887 by keeper Edda Holm.\n",
@@ -175,6 +181,33 @@ def test_upload_by_drop_listed_searchable_then_deleted(page, shots) -> None:
     page.wait_for_selector('#documents li[data-source="notes.txt"]', state="detached")
     assert page.locator('#documents li[data-source="quillfeather.md"]').count() == 1
     page.screenshot(path=shots / "6-deleted.png", full_page=True)
+
+
+def test_two_collections_each_answered_from_its_own_documents(page, url, shots) -> None:
+    """A second collection served beside the sample: the page's picker switches to it, and a
+    question about its one document is answered there from it, and refused in the sample."""
+    with httpx.Client(base_url=url, timeout=ANSWER_S / 1000) as client:
+        assert client.post("/v1/collections", json={"name": "kites"}).status_code == 201
+        job = client.post(
+            "/v1/documents?collection=kites", files={"files": ("zephyr.md", ZEPHYR)}
+        ).json()
+        while job["state"] in ("queued", "running"):
+            job = client.get(f"/v1/documents/jobs/{job['id']}?collection=kites").json()
+        assert job["state"] == "done", job
+        sample = client.post("/v1/ask", json={"question": KITE_QUESTION}).json()
+    assert sample["refused"] and not sample["citations"], sample  # not from the other's files
+
+    page.reload()
+    page.wait_for_selector("#collection-field:not([hidden])")
+    page.select_option("#collection", "kites")
+    page.wait_for_selector('#documents li[data-source="zephyr.md"]')
+    assert page.locator("#documents li").count() == 1
+    _ask(page, KITE_QUESTION)
+    sources = page.locator("#sources li").all_inner_texts()
+    assert sources and all("zephyr.md" in s for s in sources), sources
+    assert "oduya" in page.inner_text("#answer").lower()
+    page.screenshot(path=shots / "6b-second-collection.png", full_page=True)
+    page.select_option("#collection", "s")  # the next tests use the sample
 
 
 def test_a_refusal_at_375_px(browser, url, shots) -> None:

@@ -21,9 +21,10 @@ from crag.config import Settings, load_settings
 from crag.index.store import Index
 from crag.pipeline import Pipeline
 from crag.server.auth import load_keys
+from crag.server.collections import Collections
 from crag.server.errors import BodyLimit, install_error_handlers
 from crag.server.jobs import JobRunner
-from crag.server.routes import ask, chat, chunks, documents, health, page
+from crag.server.routes import ask, chat, chunks, collections, documents, health, page
 from crag.server.runtime import Runtime
 
 __all__ = ["create_app"]
@@ -77,8 +78,15 @@ def create_app(
             from crag.pipeline import build_pipeline
 
             pipe = await asyncio.to_thread(build_pipeline, settings, reader)
-        jobs = JobRunner(write, settings.ingest, max_queued=settings.server.max_jobs)
+
+        def make_jobs(write_to: Index, s: Settings) -> JobRunner:
+            """The ingestion jobs of one collection (the default, or one opened later)."""
+            return JobRunner(write_to, s.ingest, max_queued=s.server.max_jobs)
+
+        jobs = make_jobs(write, settings)
         runtime = Runtime(settings, pipe, reader, jobs, keys)
+        runtime.writer = write
+        runtime.collections = Collections(runtime, make_jobs)
         app.state.runtime = runtime
         if settings.server.warmup:
             # Before the port opens: loading a GGUF model holds the GIL for seconds (measured:
@@ -90,6 +98,7 @@ def create_app(
         try:
             yield
         finally:
+            await asyncio.to_thread(runtime.collections.close)
             await asyncio.to_thread(jobs.stop)
             runtime.close()
             for opened_index in opened:
@@ -107,6 +116,6 @@ def create_app(
         json_limit=settings.server.max_body_kb * 1024,
         upload_limit=int(settings.server.max_upload_mb * 1e6),
     )
-    for module in (health, ask, chat, documents, chunks, page):
+    for module in (health, ask, chat, documents, chunks, collections, page):
         app.include_router(module.router)
     return app

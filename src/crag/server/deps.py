@@ -12,6 +12,7 @@ from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from crag.server.auth import authorize
+from crag.server.collections import HEADER
 from crag.server.runtime import Runtime
 
 __all__ = ["RuntimeDep", "get_runtime", "require_key"]
@@ -21,7 +22,14 @@ _header = APIKeyHeader(name="X-API-Key", auto_error=False, description="`X-API-K
 
 
 def get_runtime(request: Request) -> Runtime:
-    return request.app.state.runtime
+    """The runtime of the collection the request names (`?collection=` or the
+    `X-Crag-Collection` header), else of the server's default collection."""
+    rt = request.app.state.runtime
+    name = request.query_params.get("collection") or request.headers.get(HEADER)
+    collections = getattr(rt, "collections", None)
+    if name and collections is not None:
+        return collections.get(name)
+    return rt
 
 
 RuntimeDep = Annotated[Runtime, Depends(get_runtime)]

@@ -16,13 +16,16 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from crag.config import Settings
 from crag.index.store import Index
 from crag.pipeline import Pipeline
 from crag.server.gate import Gate
 from crag.server.jobs import JobRunner
+
+if TYPE_CHECKING:
+    from crag.server.collections import Collections
 
 __all__ = ["Runtime"]
 
@@ -56,6 +59,9 @@ class Runtime:
         self.models: dict[str, str] = {}  # name -> "loading" | "loaded" | "failed: ..."
         self.warm = threading.Event()
         self._variants: dict[tuple[int, int], Pipeline] = {}
+        self.writer: Index | None = None  # the ingestion jobs' own Index
+        # every collection this server answers from (set by the app; this one is the default)
+        self.collections: Collections | None = None
 
     # -- readiness -----------------------------------------------------------------------
     def _loadables(self) -> dict[str, Any]:

@@ -21,6 +21,9 @@ __all__ = [
     "ChatRequest",
     "ChunkOut",
     "CitationOut",
+    "CollectionIn",
+    "CollectionOut",
+    "CollectionsOut",
     "JobOut",
     "SourceOut",
     "SourcesOut",
@@ -50,6 +53,11 @@ class AskRequest(BaseModel):
         False, description="Server-sent events: node events, then tokens, then the answer."
     )
     options: AskOptions = Field(default_factory=AskOptions)
+    collection: str | None = Field(
+        None,
+        description="The collection to answer from (default: ?collection=, the "
+        "X-Crag-Collection header, else the server's default).",
+    )
 
 
 class CitationOut(BaseModel):
@@ -89,6 +97,24 @@ class ChunkOut(BaseModel):
     url: str = ""
     metadata: dict[str, Any] = Field(default_factory=dict)
     cite: str = Field(description="file › title › unit, chars a-b (as citations label it)")
+
+
+class CollectionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,60}$")
+
+
+class CollectionOut(BaseModel):
+    name: str
+    chunks: int
+    sources: int
+    default: bool
+
+
+class CollectionsOut(BaseModel):
+    default: str
+    collections: list[CollectionOut]
 
 
 class SourceOut(BaseModel):

@@ -555,7 +555,7 @@ async function loadDocuments() {
   const data = await response.json();
   list.textContent = "";
   $("docs-summary").textContent =
-    `${data.total} source${data.total === 1 ? "" : "s"}, ${data.chunks} chunks in “${data.collection}”`;
+    `${data.total} source${data.total === 1 ? "" : "s"}, ${data.chunks} chunk${data.chunks === 1 ? "" : "s"} in “${data.collection}”`;
   for (const s of data.sources) {
     list.append(
       el(
@@ -612,7 +612,7 @@ async function followJob(job, title) {
   $("jobs").prepend(item);
   while (job.state === "queued" || job.state === "running") {
     await new Promise((r) => setTimeout(r, 400));
-    const response = await api(`/v1/documents/jobs/${job.id}`);
+    const response = await api(withCollection(`/v1/documents/jobs/${job.id}`));
     if (!response.ok) break;
     job = await response.json();
     const p = job.progress || {};
@@ -650,7 +650,7 @@ async function loadCollections() {
   const select = $("collection");
   select.textContent = "";
   for (const c of data.collections) {
-    select.append(el("option", { value: c.name, text: `${c.name} (${c.chunks} chunks)` }));
+    select.append(el("option", { value: c.name, text: `${c.name} (${c.chunks} chunk${c.chunks === 1 ? "" : "s"})` }));
   }
   const stored = sessionStorage.getItem("crag.collection");
   const names = data.collections.map((c) => c.name);
@@ -658,6 +658,23 @@ async function loadCollections() {
   select.value = state.collection;
   state.collections = true;
   $("collection-field").hidden = false;
+  $("new-collection").hidden = false;
+}
+
+async function newCollection() {
+  const name = (window.prompt("Name of the new collection (letters, digits, _ . -)") || "").trim();
+  if (!name) return;
+  const response = await api("/v1/collections", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ name }),
+  });
+  if (!response.ok) {
+    $("docs-summary").textContent = await problemText(response);
+    return;
+  }
+  sessionStorage.setItem("crag.collection", name);
+  await refresh();
 }
 
 // -- wiring ----------------------------------------------------------------------------------
@@ -694,6 +711,7 @@ function wire() {
   $("key-button").addEventListener("click", () => {
     askForKey("").then(() => refresh());
   });
+  $("new-collection").addEventListener("click", () => newCollection());
   $("collection").addEventListener("change", () => {
     state.collection = $("collection").value;
     sessionStorage.setItem("crag.collection", state.collection);
