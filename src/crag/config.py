@@ -139,11 +139,11 @@ WEIGHT_DEFAULT = 0.7
 
 class RerankSettings(BaseModel):
     model: str | None = Field(
-        None,
+        "crag-evaluator",
         description=(
-            "Cross-encoder: the packaged, trained 'crag-evaluator' (with evaluate.method = "
-            "'cross-encoder' one model serves both stages), a model folder or hub name; "
-            "none = keep the fused order."
+            "Cross-encoder: the packaged, trained 'crag-evaluator' (default; with evaluate.method "
+            "'evidence' or 'cross-encoder' one model serves both stages), a model folder or hub "
+            "name; none = keep the fused order."
         ),
     )
     top_k: int = Field(5, ge=1, description="Chunks kept after reranking (seed: 5).")
@@ -322,12 +322,13 @@ class Thresholds(BaseModel):
 
 
 class EvaluateSettings(BaseModel):
-    method: Literal["cross-encoder", "llm"] = Field(
-        "llm",
+    method: Literal["evidence", "cross-encoder", "llm"] = Field(
+        "evidence",
         description=(
-            "'llm': the grader model's Yes/No log-probability judge (default); "
-            "'cross-encoder': the trained evaluator (evaluate.model; ~100x faster, but below "
-            "its accuracy target and weak on paraphrases and Turkish: see the README)."
+            "'evidence' (default): the trained cross-encoder (evaluate.model) combined with the "
+            "embedding cosine and the question's term overlap, calibrated on held-apart "
+            "questions; 'cross-encoder': the trained evaluator alone; 'llm': the grader model's "
+            "Yes/No log-probability judge (slow on a laptop CPU)."
         ),
     )
     model: str = Field(
@@ -365,6 +366,11 @@ class RefineSettings(BaseModel):
     top_k: int = Field(5, ge=1, description="Strips kept.")
     floor: float | None = Field(
         None, ge=0, le=1, description="Minimum strip score kept; default: evaluate.lower."
+    )
+    keep_best_of: int = Field(
+        2,
+        ge=0,
+        description="The best strip of this many leading chunks is kept whatever its score.",
     )
     excerpt_sentences: int = Field(3, ge=1, description="Sentences per excerption strip.")
     excerpt_chars: int = Field(600, ge=80, description="Longest excerption strip.")
@@ -517,6 +523,20 @@ class ServerSettings(BaseModel):
     max_upload_mb: float = Field(64.0, gt=0, description="Largest document upload request.")
     max_question_chars: int = Field(4000, ge=1, description="Longest question accepted.")
     max_jobs: int = Field(16, ge=1, description="Ingestion jobs waiting; beyond that: 503.")
+    job_timeout_s: float = Field(
+        3600.0, gt=0, description="An ingestion job running longer than this is stopped."
+    )
+    lock_wait_s: float = Field(
+        900.0,
+        ge=0,
+        description=(
+            "How long a job waits for the collection's writer lock (held by `crag ingest`) "
+            "before it fails."
+        ),
+    )
+    docs: bool = Field(
+        True, description="Serve the API documentation: /docs, /redoc and /openapi.json."
+    )
     warmup: bool = Field(
         True,
         description=(

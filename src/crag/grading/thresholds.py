@@ -26,16 +26,25 @@ UNMEASURED_THRESHOLDS = (0.5, 0.25)  # any other judge: run bench/evaluator.py a
 
 
 def thresholds_for(
-    evaluate: EvaluateSettings, collection: str, grader_model: str, data_dir: Path | None = None
+    evaluate: EvaluateSettings,
+    collection: str,
+    grader_model: str,
+    data_dir: Path | None = None,
+    embedding: str | None = None,
 ) -> Thresholds:
     """Per-collection thresholds, else the configured ones, else the measured ones: those
     `crag calibrate` stored for this collection and evaluator (under `data_dir`), else those
     `crag evaluator calibrate` stored with the cross-encoder, or those bench/evaluator.py
-    measured for the grader model (JUDGE_THRESHOLDS)."""
+    measured for the grader model (JUDGE_THRESHOLDS). The `evidence` evaluator's thresholds
+    were chosen with its weights, per embedding model (`embedding`, the collection's)."""
     if collection in evaluate.per_collection:
         return evaluate.per_collection[collection]
     measured = None
-    if evaluate.method == "cross-encoder":
+    if evaluate.method == "evidence":
+        from crag.grading.evidence import evidence_thresholds
+
+        measured = evidence_thresholds(embedding or "all-MiniLM-L6-v2")
+    elif evaluate.method == "cross-encoder":
         from crag.models.cross_encoder import calibrated_thresholds
 
         measured = calibrated_thresholds(evaluate.model)

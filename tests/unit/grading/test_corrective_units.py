@@ -179,15 +179,19 @@ def test_support_check_catches_answers_from_memory() -> None:
 
 def test_thresholds_follow_the_scorer_unless_set() -> None:
     from crag.config import load_settings
+    from crag.grading.evidence import evidence_thresholds
     from crag.grading.thresholds import JUDGE_THRESHOLDS, thresholds_for
     from crag.models.cross_encoder import calibrated_thresholds
 
     s = load_settings(evaluate={"method": "cross-encoder"})  # thresholds calibrated with it
     t = thresholds_for(s.evaluate, "default", "qwen2.5-coder-1.5b")
     assert (t.upper, t.lower) == calibrated_thresholds("crag-evaluator")
-    s = load_settings()  # the default LLM judge: measured per grader
+    s = load_settings(evaluate={"method": "llm"})  # the LLM judge: measured per grader
     t = thresholds_for(s.evaluate, "default", "qwen2.5-coder-1.5b")
     assert (t.upper, t.lower) == JUDGE_THRESHOLDS["qwen2.5-coder-1.5b"]
+    s = load_settings()  # the default evidence evaluator: chosen with its weights, per embedder
+    t = thresholds_for(s.evaluate, "default", "qwen2.5-coder-1.5b", embedding="minilm")
+    assert (t.upper, t.lower) == evidence_thresholds("all-MiniLM-L6-v2")
     s = load_settings(
         evaluate={"lower": 0.1, "per_collection": {"tr": {"upper": 0.9, "lower": 0.4}}}
     )
@@ -197,3 +201,24 @@ def test_thresholds_follow_the_scorer_unless_set() -> None:
 
     with pytest.raises(ConfigError, match="evaluate"):
         load_settings(evaluate={"upper": 0.2, "lower": 0.6})
+
+
+def test_the_best_strip_of_the_leading_chunks_survives_a_noise_level_score() -> None:
+    # "Buzz Aldrin … the second person" scored 0.228 against a floor of 0.23 and was dropped,
+    # while a sentence about his air force career was kept: the answer was lost.
+    class Noisy:
+        name = "noisy"
+
+        def score(self, question: str, passages: list[str]) -> list[float]:
+            return [0.228 if "second" in p else 0.231 if "officer" in p else 0.1 for p in passages]
+
+    c1 = chunk("Buzz Aldrin was the second person to walk on the Moon.", 1)
+    c2 = chunk("He is a former U.S. Air Force officer. He wrote books.", 2)
+    refiner = Refiner(Noisy(), mode="excerption", top_k=2, floor=0.23, excerpt_sentences=1)
+    kept, _ = refiner.refine("who was the second person to walk on the moon?", [c1, c2],
+                             known={"c1": 0.5, "c2": 0.3})  # fmt: skip
+    assert any("second person" in s.text for s in kept)
+    off = Refiner(Noisy(), mode="excerption", top_k=2, floor=0.23, excerpt_sentences=1,
+                  keep_best_of=0)  # fmt: skip
+    kept, _ = off.refine("q", [c1, c2], known={"c1": 0.5, "c2": 0.3})
+    assert not any("second person" in s.text for s in kept)  # the old behaviour

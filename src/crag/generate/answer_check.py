@@ -1,0 +1,159 @@
+"""The answer check: what a model wrote becomes an answer only with a source that holds it.
+
+The generator's reply is read sentence by sentence:
+
+1. The first sentence carries the short answer. Its citation is assigned by matching: the
+   source whose text holds the short answer's words is where it comes from (the model's `[n]`
+   only breaks ties, `crag.generate.matching`). A short answer found in no source may still
+   stand when its content words are in one (a paraphrase, "about 8,800 metres"); otherwise it
+   is not an answer.
+2. Every further sentence must be backed by the source it cites (the attribution check of
+   `crag.generate.support`); a wrong `[n]` is re-cited to the source that backs it, an
+   unbacked sentence is dropped and named in the trace.
+3. URLs, e-mail addresses and phone numbers must occur in the source their sentence cites —
+   an instruction hidden in a document cannot put its link into an answer.
+4. When the evaluator was not sure of the retrieval (AMBIGUOUS), the passage that holds the
+   answer must itself have scored at least `evidence_floor`: a same-topic passage that merely
+   contains a plausible phrase is not evidence.
+5. An answer left with no citation is not an answer.
+
+Any failure yields `reason` (why it was refused) instead of an answer.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from crag.generate.citations import (
+    MARK,
+    Source,
+    answer_sentences,
+    check_citations,
+    cited_numbers,
+    close_gaps,
+)
+from crag.generate.matching import find_in_sources, locate, short_answer, unsourced_contacts
+from crag.generate.support import SupportCheck, recite, supported_sentences
+from crag.types import Citation, Strip
+
+__all__ = ["Checked", "check_answer", "cite"]
+
+_END = re.compile(r"([.!?…]*)\s*$")
+
+
+@dataclass(slots=True)
+class Checked:
+    text: str = ""
+    citations: list[Citation] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    support: float = 1.0
+    reason: str = ""  # set when the reply cannot be returned as an answer
+    evidence: int | None = None  # the source that holds the short answer
+    short: str = ""
+
+
+def cite(sentence: str, n: int) -> str:
+    """`sentence` citing source `n` alone (a marker added before its final stop if it had none)."""
+    if MARK.search(sentence):
+        return recite(sentence, n)
+    body = _END.sub("", sentence)
+    stop = _END.search(sentence)
+    return close_gaps(f"{body} [{n}]{stop.group(1) if stop else ''}")
+
+
+def _evidence_score(strips: list[Strip], source: Source, short: str) -> float:
+    """Best score among the source's strips that hold the short answer (all its strips if
+    none holds it as a span); NaN when none was scored."""
+    own = [s for s in strips if s.chunk.id == source.chunk.id]
+    holding = [s for s in own if find_in_sources(short, {0: s.text})] or own
+    known = [s.score for s in holding if not math.isnan(s.score)]
+    return max(known) if known else math.nan
+
+
+def check_answer(
+    reply: str,
+    question: str,
+    sources: list[Source],
+    strips: list[Strip],
+    language: str,
+    *,
+    min_support: float = 0.5,
+    evidence_floor: float | None = None,
+) -> Checked:
+    """Check a generator reply (marker already removed) against the numbered sources."""
+    text, _, notes = check_citations(reply, sources)
+    out = Checked(notes=notes)
+    bodies = {s.n: s.text for s in sources}
+    sentences = answer_sentences(text)
+    if not sentences:
+        out.reason = "the model returned an empty answer"
+        return out
+    first, rest = sentences[0], sentences[1:]
+    out.short = short_answer(first)
+    where = locate(first, bodies, hint=cited_numbers(first))
+    if where:
+        out.evidence = where[0]
+        if cited_numbers(first) != (where[0],):
+            notes.append(f"cited the short answer {out.short!r} to [{where[0]}], which holds it")
+        first = cite(first, where[0])
+    elif min_support > 0:
+        check = supported_sentences(first, question, bodies, language)[0]
+        backing = check.best if check.best_support > check.support else None
+        n = backing or (check.cited[0] if check.cited else None)
+        best = max(check.support, check.best_support)
+        if n is None or best < min_support:
+            out.reason = "the generated answer was not supported by the retrieved sources"
+            notes.append(f"short answer {out.short!r} found in no source (support {best:.2f})")
+            return out
+        out.evidence = n
+        if check.cited != (n,):
+            notes.append(
+                f"re-cited a sentence to [{n}] (support {best:.2f}; its citation "
+                f"{list(check.cited)} gave {check.support:.2f}): {first!r}"
+            )
+        first = cite(first, n)
+    kept = [first]
+    checks: list[SupportCheck] = []
+    if rest and min_support > 0:
+        checks = supported_sentences(" ".join(rest), question, bodies, language)
+        for c in checks:
+            if c.support >= min_support:
+                kept.append(c.sentence)
+            elif c.best and c.best_support >= min_support:
+                kept.append(recite(c.sentence, c.best))
+                notes.append(f"re-cited a sentence to [{c.best}]: {c.sentence!r}")
+            else:
+                notes.append(
+                    f"dropped a sentence its sources do not support ({c.support:.2f} < "
+                    f"{min_support}): {c.sentence!r}"
+                )
+    else:
+        kept += rest
+    for i, sentence in enumerate(list(kept)):
+        cited = [bodies[n] for n in cited_numbers(sentence) if n in bodies] or list(bodies.values())
+        leaked = unsourced_contacts(sentence, cited)
+        if leaked:
+            notes.append(f"dropped a sentence whose {', '.join(leaked)} no cited source holds")
+            if i == 0:
+                out.reason = "the answer held contact details that its sources do not"
+                return out
+            kept.remove(sentence)
+    if evidence_floor is not None and out.evidence is not None:
+        source = next(s for s in sources if s.n == out.evidence)
+        score = _evidence_score(strips, source, out.short)
+        if not math.isnan(score) and score < evidence_floor:
+            out.reason = "the passage that holds the answer is not about the question"
+            notes.append(
+                f"the evidence for {out.short!r} in [{out.evidence}] scored {score:.2f}, below "
+                f"{evidence_floor:.2f}"
+            )
+            return out
+    out.text, out.citations, _ = check_citations(" ".join(kept), sources)
+    if not out.citations:
+        out.reason = "the answer cites no source"
+        return out
+    scores = [c.support for c in checks if c.sentence in kept or c.support >= min_support]
+    out.support = min(scores, default=1.0)
+    return out

@@ -1,0 +1,115 @@
+"""Citations by matching: find which source an answer comes from, instead of trusting `[n]`.
+
+A small generator often cites the wrong number or none ("Paris" alone, or "Paris [3]" when
+[1] says it), and a claim that no source holds must never leave crag as an answer. So the
+answer's short form — the words before its first marker or full stop — is looked up in the
+sources: the source(s) whose text holds its words in order are where it comes from. The
+model's own `[n]` is a hint that breaks ties; it is never the evidence.
+
+Matching folds case (Turkish dotted and dotless i alike), drops punctuation and accents, and
+lets the last word of the answer carry a suffix ("Ankara" matches "Ankara'da", "1930" matches
+"1930s"), so inflected languages match the way a reader would.
+
+Contact details are held to a stricter bar: a URL, e-mail address or phone number in an answer
+must occur in the source it cites — that is how an instruction hidden in a document ("visit
+http://evil.example/prize") is kept out of an answer even when the model follows it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+
+__all__ = [
+    "contact_details",
+    "find_in_sources",
+    "fold",
+    "locate",
+    "short_answer",
+    "unsourced_contacts",
+]
+
+_MARK = re.compile(r"\[\d+(?:\s*,\s*\d+)*\]")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# The short answer ends at its first citation marker, or at a sentence end / line break.
+_SHORT_END = re.compile(r"\[\d|[.!?…]\s|[.!?…]$|\n")
+_URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"'\])]+", re.IGNORECASE)
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+_PHONE = re.compile(r"(?<!\w)\+?\d[\d ()./-]{6,}\d(?!\w)")
+# "U.S." / "Dr." / "J." end no sentence.
+_ABBREVIATION = re.compile(r"(?:\b(?:Dr|Mr|Mrs|Ms|Prof|St|Sr|Jr|No|vs|etc|Inc|Ltd|Co)|\b[A-Z])\.$")
+# The last answer word may carry this many more letters in the source (suffixes, plurals).
+_SUFFIX = 4
+
+
+def fold(text: str) -> list[str]:
+    """Words of `text` for matching: casefolded (İ/I/ı/i all as i), accents dropped."""
+    text = text.replace("İ", "i").replace("I", "i").replace("ı", "i")
+    text = unicodedata.normalize("NFKD", text.casefold())
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    return _WORD.findall(text)
+
+
+def short_answer(answer: str) -> str:
+    """The answer's short form: the text before its first `[n]` marker or sentence end.
+
+    "May 27, 1937 [1]. The bridge opened …" → "May 27, 1937". Decimal points and
+    abbreviations inside numbers ("3.5", "U.S.") are kept: a sentence end needs a space or
+    the end of the text after the stop.
+    """
+    text = answer.strip()
+    end = len(text)
+    for match in _SHORT_END.finditer(text):
+        if not _ABBREVIATION.search(text[: match.start() + 1]):
+            end = match.start()
+            break
+    short = text[:end]
+    return _MARK.sub(" ", short).strip(" ,;:-–—")
+
+
+def _contains(haystack: list[str], needle: list[str]) -> bool:
+    if not needle:
+        return False
+    n = len(needle)
+    for i in range(len(haystack) - n + 1):
+        if haystack[i : i + n - 1] != needle[:-1]:
+            continue
+        last, word = needle[-1], haystack[i + n - 1]
+        if word == last or (word.startswith(last) and len(word) - len(last) <= _SUFFIX):
+            return True
+    return False
+
+
+def find_in_sources(text: str, sources: dict[int, str]) -> list[int]:
+    """Numbers of the sources whose text holds the words of `text` in order, adjacent."""
+    words = fold(text)
+    return [n for n, body in sources.items() if _contains(fold(body), words)]
+
+
+def locate(answer: str, sources: dict[int, str], hint: Sequence[int] = ()) -> list[int]:
+    """Where the answer's short form occurs, the model's hinted source(s) first.
+
+    An empty list means the short answer occurs in no source: it is not evidence-backed as a
+    span (the caller may still accept a paraphrase by its content words).
+    """
+    found = find_in_sources(short_answer(answer), sources)
+    hinted = [n for n in hint if n in found]
+    return hinted + [n for n in found if n not in hinted]
+
+
+def contact_details(text: str) -> list[str]:
+    """URLs, e-mail addresses and phone numbers written in `text`."""
+    found = _URL.findall(text) + _EMAIL.findall(text)
+    found += [p for p in _PHONE.findall(text) if sum(ch.isdigit() for ch in p) >= 7]
+    return found
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[\s()./-]", "", text.casefold()).rstrip(".,;:")
+
+
+def unsourced_contacts(answer: str, cited: Sequence[str]) -> list[str]:
+    """Contact details in `answer` that none of the `cited` source texts contains."""
+    haystack = _squash(" ".join(cited))
+    return [c for c in contact_details(answer) if _squash(c) not in haystack]

@@ -1,0 +1,65 @@
+"""Citations by matching: the short answer, where it occurs, and contact details an answer may
+carry only when its source holds them."""
+
+from __future__ import annotations
+
+import pytest
+
+from crag.generate.matching import (
+    contact_details,
+    find_in_sources,
+    fold,
+    locate,
+    short_answer,
+    unsourced_contacts,
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "short"),
+    [
+        ("May 27, 1937 [1]. The bridge opened on May 27, 1937 [1].", "May 27, 1937"),
+        ("3.5 million people [2]", "3.5 million people"),
+        ("U.S. Air Force [1]. He served there.", "U.S. Air Force"),
+        ("Dr. Who. Then more.", "Dr. Who"),
+        ("Paris", "Paris"),
+        ("It opened in 1937. Then it closed.", "It opened in 1937"),
+        ("Ankara [1, 2]", "Ankara"),
+        ("Line one\nline two", "Line one"),
+    ],
+)
+def test_the_short_answer_ends_at_its_first_marker_or_sentence_end(answer: str, short: str):
+    assert short_answer(answer) == short
+
+
+def test_folding_treats_turkish_i_and_accents_alike() -> None:
+    assert fold("İSTANBUL Işık ışık Café") == ["istanbul", "isik", "isik", "cafe"]
+
+
+def test_a_short_answer_is_found_in_order_with_a_suffix_on_its_last_word() -> None:
+    sources = {1: "Atatürk Ankara'da yaşadı.", 2: "He moved in the 1930s.", 3: "Ankara is far."}
+    assert find_in_sources("Ankara", sources) == [1, 3]
+    assert find_in_sources("1930", sources) == [2]
+    assert find_in_sources("far Ankara", sources) == []  # order matters
+    assert find_in_sources("", sources) == []
+
+
+def test_the_models_marker_breaks_ties_but_is_not_evidence() -> None:
+    sources = {1: "Neil Armstrong walked first.", 2: "x", 3: "Buzz Aldrin was second."}
+    assert locate("Buzz Aldrin [2]", sources, hint=[2]) == [3]  # [2] does not hold it
+    both = {1: "Buzz Aldrin flew.", 2: "Buzz Aldrin walked."}
+    assert locate("Buzz Aldrin [2]", both, hint=[2]) == [2, 1]
+    assert locate("Michael Collins [1]", sources, hint=[1]) == []
+
+
+def test_contact_details_must_occur_in_the_cited_source() -> None:
+    answer = "Visit http://evil.example/prize or write to admin@evil.example, +1 (555) 123-4567"
+    assert contact_details(answer) == [
+        "http://evil.example/prize",
+        "admin@evil.example",
+        "+1 (555) 123-4567",
+    ]
+    assert unsourced_contacts(answer, ["The capital is Ankara."]) == contact_details(answer)
+    # the same number written differently in the source is the same number
+    assert unsourced_contacts("call 555-123-4567 [1]", ["Phone: 555 123 4567."]) == []
+    assert unsourced_contacts("It opened in 1937 [1].", ["It opened in 1937."]) == []
