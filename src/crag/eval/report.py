@@ -98,6 +98,16 @@ def _groups_section(judged: dict[str, Any]) -> list[str]:
     return ["", _table(header, rows)]
 
 
+def _near_miss_note(meta: dict[str, Any]) -> str:
+    if not meta.get("near_miss"):
+        return ""
+    return (
+        f" Near-miss: {meta.get('near_miss_questions')} answerable question(s) "
+        f"(share {meta['near_miss']:g}) had their gold passage withheld from the index; they "
+        "count as should-refuse."
+    )
+
+
 def _near_miss_section(modes: dict[str, Any]) -> list[str]:
     rows = [
         [m, str(a["n_unanswerable"]), _pct(a["refusal_rate"]), _pct(a["found_elsewhere"]),
@@ -161,7 +171,7 @@ def render_markdown(summary: dict[str, Any]) -> str:
         f"`{meta['keyword_language']}`; evaluator {meta['evaluator']}, generator "
         f"`{meta['generator']}`, thresholds upper {meta['thresholds']['upper']} / lower "
         f"{meta['thresholds']['lower']}; web search `{meta['web']}`. "
-        f"Machine: {meta['machine']}.",
+        f"Machine: {meta['machine']}." + _near_miss_note(meta),
         "",
         "## Answers",
         "",
