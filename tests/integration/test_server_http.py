@@ -58,10 +58,23 @@ def test_health_and_readiness_are_open(client) -> None:
     assert client.get("/healthz").json() == {"status": "ok"}
     ready = client.get("/readyz")
     assert ready.status_code == 200
-    body = ready.json()
+    assert ready.json() == {"status": "ready"}  # no key: the status only
+    assert client.get("/readyz", headers={"X-API-Key": "wrong"}).json() == {"status": "ready"}
+    body = client.get("/readyz", headers=AUTH).json()
     assert body["status"] == "ready"
     assert body["index"]["reachable"] and body["index"]["chunks"] == 0
     assert body["index"]["vector_store"] == "chroma-embedded"
+    assert body["index"]["consistent"] and body["index"]["check"] == "consistent"
+
+
+def test_api_docs_can_be_switched_off(tmp_path) -> None:
+    settings = load_settings(data_dir=tmp_path / "data", collection="nodocs")
+    settings.server.warmup = False
+    settings.server.docs = False
+    with serving(create_app(settings, api_keys=[KEY])) as url, httpx.Client(base_url=url) as c:
+        for path in ("/docs", "/redoc", "/openapi.json"):
+            _problem(c.get(path), 404)
+        assert c.get("/healthz").status_code == 200
 
 
 def test_keys_are_required_and_accepted_both_ways(client) -> None:

@@ -66,12 +66,27 @@ def ingest(
             TextColumn("eta"),
             TimeRemainingColumn(),
         )
-        with Progress(*columns, console=err, transient=False) as progress:
-            report = ingestor.ingest(paths, progress=RichProgress(progress))
+        try:
+            with Progress(*columns, console=err, transient=False) as progress:
+                report = ingestor.ingest(paths, progress=RichProgress(progress))
+        except KeyboardInterrupt:
+            _cancelled(index)
         _print_report(report, "ingested")
     index.close()
     if report.failed:
         raise typer.Exit(2)
+
+
+def _cancelled(index: Any) -> None:
+    """Ctrl-C during an ingest: bring the half-written file back in step now (files finished
+    before stay indexed), then exit 130."""
+    err.print("[yellow]interrupted: putting the index back in step…[/]")
+    with index.write_lock():
+        repaired = index.repair()
+    index.close()
+    what = f"{len(repaired)} half-written source(s) repaired" if repaired else "nothing to repair"
+    err.print(f"[yellow]cancelled; the index is consistent ({what}); files finished before stay[/]")
+    raise typer.Exit(130)
 
 
 @friendly

@@ -156,6 +156,13 @@ class Catalog:
     def count(self) -> int:
         return self._db.execute("SELECT count(*) FROM chunks").fetchone()[0]
 
+    def all_chunk_ids(self) -> set[str]:
+        return {r[0] for r in self._db.execute("SELECT id FROM chunks").fetchall()}
+
+    def keyword_count(self) -> int:
+        """Rows in the keyword index (one per chunk, written in the same transaction)."""
+        return self._db.execute("SELECT count(*) FROM fts").fetchone()[0]
+
     def get_chunks(self, ids: list[str]) -> dict[str, Chunk]:
         out: dict[str, Chunk] = {}
         for i in range(0, len(ids), 500):

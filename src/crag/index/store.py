@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -126,24 +127,72 @@ class Index:
 
     # -- writes -------------------------------------------------------------------------
     @contextmanager
-    def write_lock(self) -> Iterator[None]:
-        """One writer per collection at a time (a second `crag ingest` gets a clear error)."""
+    def write_lock(
+        self,
+        wait: float = 0.0,
+        *,
+        cancelled: Callable[[], bool] | None = None,
+        on_wait: Callable[[], None] | None = None,
+    ) -> Iterator[None]:
+        """One writer per collection at a time. Held by another process: wait up to `wait`
+        seconds for it (`on_wait` is called once when waiting starts; `cancelled()` is polled
+        and stops the wait), then fail with a clear error."""
         if self.lock_path is None:
             yield
             return
         self.lock_path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.lock_path, os.O_CREAT | os.O_RDWR, 0o644)
         try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError as exc:
-                raise CragError(
-                    f"another crag process is writing collection {self.collection!r}; "
-                    "wait for it to finish"
-                ) from exc
+            give_up = time.monotonic() + wait
+            waiting = False
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError as exc:
+                    if cancelled is not None and cancelled():
+                        raise CragError("cancelled while waiting for the writer lock") from exc
+                    if time.monotonic() >= give_up:
+                        waited = f" (waited {wait:g} s)" if wait else ""
+                        raise CragError(
+                            f"another crag process is writing collection {self.collection!r}"
+                            f"{waited}; wait for it to finish"
+                        ) from exc
+                    if not waiting and on_wait is not None:
+                        on_wait()
+                    waiting = True
+                    time.sleep(0.2)
             yield
         finally:
             os.close(fd)
+
+    def reconcile(self) -> list[str]:
+        """`repair()`, then make sure the two stores hold the same chunk ids whatever a crash
+        left (vectors of sources the catalog never recorded, catalog chunks without a vector):
+        extra vectors are deleted, missing ones embedded. Call under `write_lock`. Returns
+        what was done, one line each."""
+        done = [f"repaired {source}" for source in self.repair()]
+        if self.catalog.count() == self.vectors.count():
+            return done
+        in_catalog = self.catalog.all_chunk_ids()
+        in_vectors = self.vectors.all_ids()
+        extra = in_vectors - in_catalog
+        if extra:
+            self.vectors.delete(sorted(extra))
+            done.append(f"deleted {len(extra)} vectors the catalog does not have")
+        missing = sorted(in_catalog - in_vectors)
+        if missing:
+            chunks = list(self.catalog.get_chunks(missing).values())
+            self.vectors.upsert(chunks, self._embed(chunks, None))
+            done.append(f"embedded {len(missing)} catalog chunks missing from the vectors")
+        return done
+
+    def stores_agree(self) -> bool:
+        """Every source finished and as many vectors as catalog chunks (and keyword rows)."""
+        return (
+            not self.catalog.unfinished()
+            and self.catalog.count() == self.vectors.count() == self.catalog.keyword_count()
+        )
 
     def needs_update(self, source: str, sha256: str) -> bool:
         info = self.catalog.source(source)

@@ -111,6 +111,16 @@ class ChromaVectorStore:
         got = self._collection.get(where={"source": source}, include=[])
         return set(got["ids"])
 
+    def all_ids(self) -> set[str]:
+        found: set[str] = set()
+        offset = 0
+        while True:
+            got = self._collection.get(include=[], limit=self._max_batch, offset=offset)["ids"]
+            found.update(got)
+            if len(got) < self._max_batch:
+                return found
+            offset += len(got)
+
     def has(self, ids: Sequence[str]) -> set[str]:
         found: set[str] = set()
         ids = list(ids)

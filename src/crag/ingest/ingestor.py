@@ -76,8 +76,17 @@ class Ingestor:
         index: Index,
         settings: IngestSettings | None = None,
         chunker: Chunker | None = None,
+        *,
+        lock_wait: float = 0.0,
+        cancelled: Callable[[], bool] | None = None,
+        on_lock_wait: Callable[[], None] | None = None,
     ) -> None:
+        """`lock_wait`: seconds to wait for the writer lock when another process holds it
+        (`on_lock_wait` is told once; `cancelled()` ends the wait), instead of failing."""
         self.index = index
+        self.lock_wait = lock_wait
+        self._cancelled = cancelled
+        self._on_lock_wait = on_lock_wait
         self.settings = settings or IngestSettings()
         self.chunker = chunker or Chunker(self.settings.chunk_size, self.settings.chunk_overlap)
 
@@ -127,7 +136,9 @@ class Ingestor:
         progress = progress or _NoProgress()
         report = IngestReport()
         started = time.perf_counter()
-        with self.index.write_lock():
+        with self.index.write_lock(
+            self.lock_wait, cancelled=self._cancelled, on_wait=self._on_lock_wait
+        ):
             report.repaired = self.index.repair()
             files = plan(report)
             progress.files(len(files))

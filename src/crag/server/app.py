@@ -81,7 +81,15 @@ def create_app(
 
         def make_jobs(write_to: Index, s: Settings) -> JobRunner:
             """The ingestion jobs of one collection (the default, or one opened later)."""
-            return JobRunner(write_to, s.ingest, max_queued=s.server.max_jobs)
+            return JobRunner(
+                write_to,
+                s.ingest,
+                max_queued=s.server.max_jobs,
+                jobs_dir=s.data_dir / "jobs" / s.collection,
+                spool_dir=s.data_dir / "uploads" / s.collection,
+                job_timeout_s=s.server.job_timeout_s,
+                lock_wait_s=s.server.lock_wait_s,
+            )
 
         jobs = make_jobs(write, settings)
         runtime = Runtime(settings, pipe, reader, jobs, keys)
@@ -109,6 +117,10 @@ def create_app(
         version=_version(),
         description=DESCRIPTION,
         lifespan=lifespan,
+        # server.docs = false: no /docs, /redoc or /openapi.json (the API shape stays private)
+        docs_url="/docs" if settings.server.docs else None,
+        redoc_url="/redoc" if settings.server.docs else None,
+        openapi_url="/openapi.json" if settings.server.docs else None,
     )
     install_error_handlers(app)
     app.add_middleware(

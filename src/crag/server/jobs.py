@@ -6,19 +6,34 @@ here rather than contending; questions keep being answered meanwhile. The writer
 each query the last committed state, and Chroma results whose chunks the catalog does not have
 yet are dropped by the retriever.
 
-Jobs live in memory: a restarted server forgets them (the index itself is durable, and an
-interrupted write is repaired by the next one). Each job's spooled upload files are deleted
-when it ends.
+No accepted job is lost silently (issue 21, F5/F6):
+
+- Each job is a JSON file under `jobs_dir`, written before the client gets its 202 and on
+  every change of state. At start-up (`recover`) a job that was queued or running is queued
+  again when its spooled files are still there (ingesting is idempotent: unchanged files are
+  skipped, a half-written source is repaired), and ends failed with the reason otherwise.
+  Finished jobs stay readable after a restart (the newest `keep`).
+- Spooled files are deleted when their job ends (done, failed, cancelled) and, at start-up,
+  every file in the spool folder that no resumed job needs.
+- Before the first job, the worker brings the stores back in step (`Index.reconcile`: the
+  catalog, its keyword index and the vectors hold the same chunks); `ready` is set only then,
+  and `/readyz` waits for it.
+- A job waits for the writer lock (a `crag ingest` holding it) up to `lock_wait_s` instead of
+  failing at once; it runs at most `job_timeout_s`, and `cancel` stops it (queued: at once;
+  running: at the next file or embedding batch), after which the stores are repaired.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import queue
 import threading
 import time
 import uuid
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -29,11 +44,15 @@ from crag.index.store import Index
 from crag.ingest.ingestor import Ingestor, IngestReport
 from crag.server.gate import Busy
 
-__all__ = ["Job", "JobRunner", "Upload"]
+__all__ = ["Job", "JobCancelled", "JobRunner", "Upload"]
 
 log = logging.getLogger("crag.server")
 
 State = Literal["queued", "running", "done", "failed"]
+
+
+class JobCancelled(CragError):
+    """Raised inside a running job when it was cancelled or ran out of time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,18 +70,26 @@ class JobProgress:
 
     def __init__(self) -> None:
         self.n_files = self.n_files_done = self.n_chunks = self.n_chunks_done = 0
+        self.check: Callable[[], None] = lambda: None  # raises JobCancelled to stop the job
 
     def files(self, total: int) -> None:
         self.n_files = total
+        self.check()
+
+    def file_started(self, path: str, size: int) -> None:
+        self.check()
 
     def file_done(self, path: str, status: str) -> None:
         self.n_files_done += 1
+        self.check()
 
     def chunks_planned(self, n: int) -> None:
         self.n_chunks += n
+        self.check()
 
     def chunks_done(self, n: int) -> None:
         self.n_chunks_done += n
+        self.check()
 
 
 @dataclass(slots=True)
@@ -81,7 +108,54 @@ class Job:
     report: IngestReport | None = None
     removed_chunks: int = 0
     error: str = ""
+    note: str = ""  # what a queued or running job is waiting for
     done_event: threading.Event = field(default_factory=threading.Event)
+    cancel_reason: str = ""  # set to stop the job
+
+    def record(self) -> dict[str, Any]:
+        """What is persisted: enough to resume the job or to report how it ended."""
+        out = self.to_dict()
+        out["uploads"] = [
+            {"source": u.source, "path": str(u.path), "original": u.original} for u in self.uploads
+        ]
+        return out
+
+    @classmethod
+    def from_record(cls, data: dict[str, Any]) -> Job:
+        job = cls(
+            id=str(data["id"]),
+            kind=data["kind"],
+            uploads=[
+                Upload(u["source"], Path(u["path"]), u.get("original", ""))
+                for u in data.get("uploads", [])
+            ],
+            remove_source=data.get("source") or "",
+            state=data["state"],
+            created=data.get("created") or time.time(),
+            started=data.get("started"),
+            finished=data.get("finished"),
+            removed_chunks=data.get("removed_chunks") or 0,
+            error=data.get("error") or "",
+        )
+        p = data.get("progress") or {}
+        job.progress.n_files = p.get("files_total", 0)
+        job.progress.n_files_done = p.get("files_done", 0)
+        job.progress.n_chunks = p.get("chunks_total", 0)
+        job.progress.n_chunks_done = p.get("chunks_done", 0)
+        if r := data.get("result"):
+            job.report = IngestReport(
+                added=r.get("added", []),
+                updated=r.get("updated", []),
+                unchanged=r.get("unchanged", []),
+                failed=[(f["source"], f["reason"]) for f in r.get("failed", [])],
+                warnings=r.get("warnings", []),
+                chunks=r.get("chunks", 0),
+                embedded=r.get("embedded", 0),
+                seconds=r.get("seconds", 0.0),
+            )
+        if job.state in ("done", "failed"):
+            job.done_event.set()
+        return job
 
     def to_dict(self) -> dict[str, Any]:
         p = self.progress
@@ -118,6 +192,8 @@ class Job:
             }
         if self.error:
             out["error"] = self.error
+        elif self.note and self.state in ("queued", "running"):
+            out["error"] = self.note  # JobOut has no other free-text field; `state` says it runs
         return out
 
 
@@ -125,33 +201,122 @@ class JobRunner:
     """A queue of jobs and the one thread that runs them against the writer `Index`."""
 
     def __init__(
-        self, index: Index, settings: IngestSettings, *, max_queued: int = 16, keep: int = 200
+        self,
+        index: Index,
+        settings: IngestSettings,
+        *,
+        max_queued: int = 16,
+        keep: int = 200,
+        jobs_dir: Path | None = None,
+        spool_dir: Path | None = None,
+        job_timeout_s: float = 3600.0,
+        lock_wait_s: float = 900.0,
     ) -> None:
         self.index = index
         self.settings = settings
         self.max_queued = max_queued
         self.keep = keep
+        self.jobs_dir = jobs_dir
+        self.spool_dir = spool_dir
+        self.job_timeout_s = job_timeout_s
+        self.lock_wait_s = lock_wait_s
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._queue: queue.Queue[Job | None] = queue.Queue()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self.current: Job | None = None
+        self.ready = threading.Event()  # set once the stores were found (or made) consistent
+        self.repair_note = "not started"
+        if jobs_dir is not None:
+            jobs_dir.mkdir(parents=True, exist_ok=True)
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:
+        """Recover persisted jobs and spool files, then start the worker (which repairs the
+        stores before the first job)."""
+        self.recover()
         self._thread = threading.Thread(target=self._loop, name="crag-ingest", daemon=True)
         self._thread.start()
 
     def stop(self, timeout: float = 30.0) -> None:
-        """Let the running job finish (bounded wait); jobs still queued are dropped, their
-        spooled files deleted, and they report that the server stopped."""
+        """Stop the worker. With a `jobs_dir`, the running job is interrupted and, like every
+        queued job, stays queued on disk (resumed at the next start, its files kept); without
+        one, queued jobs are dropped, their spooled files deleted, and they report that the
+        server stopped."""
         self._stopping.set()
+        if self.jobs_dir is not None and self.current is not None:
+            self.current.cancel_reason = "stopping"
         self._queue.put(None)  # wake the worker if it is idle
         if self._thread is not None:
             self._thread.join(timeout)
         else:
             self._drop_queued()
+
+    # -- persistence ---------------------------------------------------------------------
+    def _save(self, job: Job) -> None:
+        if self.jobs_dir is None:
+            return
+        path = self.jobs_dir / f"{job.id}.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(job.record(), ensure_ascii=False))
+        os.replace(tmp, path)
+
+    def _forget(self, job_id: str) -> None:
+        if self.jobs_dir is not None:
+            (self.jobs_dir / f"{job_id}.json").unlink(missing_ok=True)
+
+    def recover(self) -> list[Job]:
+        """Load persisted jobs: unfinished ones are queued again (or failed with the reason
+        when their files are gone), finished ones kept for status; then delete spool files no
+        queued job needs. Returns the jobs queued again."""
+        resumed: list[Job] = []
+        if self.jobs_dir is not None:
+            records = []
+            for path in self.jobs_dir.glob("*.tmp"):
+                path.unlink(missing_ok=True)  # a write cut short; the .json before it stands
+            for path in self.jobs_dir.glob("*.json"):
+                try:
+                    records.append(Job.from_record(json.loads(path.read_text())))
+                except (OSError, ValueError, KeyError, TypeError) as exc:
+                    log.warning("unreadable job file %s (%s); removed", path.name, exc)
+                    path.unlink(missing_ok=True)
+            for job in sorted(records, key=lambda j: j.created):
+                if job.state in ("queued", "running"):
+                    lost = [u.source for u in job.uploads if not u.path.exists()]
+                    if lost:
+                        was = job.state
+                        job.state, job.finished = "failed", time.time()
+                        job.error = (
+                            f"the server stopped while this job was {was}, and its "
+                            f"uploaded files are gone ({', '.join(lost)}); upload again"
+                        )
+                        job.done_event.set()
+                        self._cleanup(job)
+                    else:
+                        job.state, job.started = "queued", None
+                        job.note = "resumed after a server restart"
+                        resumed.append(job)
+                    self._save(job)
+                self._jobs[job.id] = job
+            finished = [j for j in self._jobs.values() if j.state in ("done", "failed")]
+            for job in finished[: max(0, len(finished) - self.keep)]:
+                del self._jobs[job.id]
+                self._forget(job.id)
+            for job in resumed:
+                self._queue.put(job)
+        if self.spool_dir is not None and self.spool_dir.is_dir():
+            needed = {u.path.resolve() for j in resumed for u in j.uploads}
+            removed = 0
+            for path in self.spool_dir.iterdir():
+                if path.is_file() and path.resolve() not in needed:
+                    path.unlink(missing_ok=True)
+                    removed += 1
+            if removed:
+                log.info("removed %d orphaned upload files from %s", removed, self.spool_dir)
+        if resumed:
+            log.info("resumed %d ingestion jobs after a restart", len(resumed))
+        return resumed
 
     # -- submitting and reading ----------------------------------------------------------
     def queued(self) -> int:
@@ -165,17 +330,31 @@ class JobRunner:
                     "(server.max_jobs); retry later",
                     retry_after=30,
                 )
+            self._save(job)  # before the client hears 202: a crash now resumes it
             self._jobs[job.id] = job
             while len(self._jobs) > self.keep:
                 oldest = next(iter(self._jobs.values()))
                 if oldest.state in ("queued", "running"):
                     break
                 self._jobs.popitem(last=False)
+                self._forget(oldest.id)
         self._queue.put(job)
         return job
 
     def get(self, job_id: str) -> Job | None:
         return self._jobs.get(job_id)
+
+    def cancel(self, job_id: str, reason: str = "cancelled") -> Job | None:
+        """Stop a job: a queued one ends now, a running one at its next file or embedding
+        batch (then the stores are repaired). None when there is no such job."""
+        job = self._jobs.get(job_id)
+        if job is None or job.state in ("done", "failed"):
+            return job
+        with self._lock:
+            job.cancel_reason = reason
+            if job.state == "queued":
+                self._finish(job, f"{reason} before it ran")
+        return job
 
     @staticmethod
     def new_id() -> str:
@@ -188,7 +367,24 @@ class JobRunner:
         return None
 
     # -- the worker ----------------------------------------------------------------------
+    def _repair(self) -> None:
+        """Bring the stores back in step before any job (what a crash left)."""
+        self.repair_note = "waiting for the writer lock to check the index"
+        try:
+            with self.index.write_lock(self.lock_wait_s, cancelled=self._stopping.is_set):
+                self.repair_note = "repairing the index"
+                done = self.index.reconcile()
+            for line in done:
+                log.warning("start-up repair: %s", line)
+            self.repair_note = "repaired: " + "; ".join(done) if done else "consistent"
+        except Exception as exc:
+            log.exception("start-up repair failed")
+            self.repair_note = f"repair failed: {exc}"
+            return
+        self.ready.set()
+
     def _loop(self) -> None:
+        self._repair()
         while True:
             job = self._queue.get()
             if job is None:
@@ -196,33 +392,94 @@ class JobRunner:
                     self._drop_queued()
                     return
                 continue
+            if job.state != "queued":  # cancelled while it waited
+                continue
             if self._stopping.is_set():
                 self._drop(job)
                 continue
             self.current = job
             job.state = "running"
             job.started = time.time()
+            job.note = ""
+            self._save(job)
             try:
                 self._run(job)
-            except CragError as exc:  # e.g. another process holds the write lock
+            except JobCancelled as exc:
+                if job.cancel_reason == "stopping":
+                    self._requeue_on_disk(job)
+                    self.current = None
+                    continue
+                job.error = str(exc)
+                self._repair_after_stop()
+            except CragError as exc:  # e.g. the writer lock stayed busy past lock_wait_s
                 job.error = str(exc)
             except Exception:  # reported on the job; the worker keeps going
                 log.exception("ingestion job %s failed", job.id)
                 job.error = "internal error; see the server log"
-            finally:
-                job.state = "failed" if job.error else "done"
-                job.finished = time.time()
-                self.current = None
-                self._cleanup(job)
-                job.done_event.set()
+            self.current = None
+            self._finish(job, job.error)
+
+    def _finish(self, job: Job, error: str) -> None:
+        job.error = error
+        job.note = ""
+        job.state = "failed" if error else "done"
+        job.finished = time.time()
+        self._cleanup(job)
+        self._save(job)
+        job.done_event.set()
+
+    def _requeue_on_disk(self, job: Job) -> None:
+        """The server is stopping: leave the job queued on disk, resumed at the next start."""
+        job.state, job.started = "queued", None
+        job.note = "interrupted by a server stop; resumes when the server starts again"
+        self._save(job)
+        self._repair_after_stop()
+
+    def _repair_after_stop(self) -> None:
+        try:
+            with self.index.write_lock(self.lock_wait_s):
+                self.index.repair()
+        except Exception:
+            log.exception("repair after a stopped job failed; the next write repairs it")
+
+    def _checker(self, job: Job) -> Callable[[], None]:
+        deadline = time.monotonic() + self.job_timeout_s
+
+        def check() -> None:
+            if job.cancel_reason:
+                done = job.progress.n_files_done
+                raise JobCancelled(
+                    f"{job.cancel_reason} after {done} of {len(job.uploads) or 1} files "
+                    "(files finished before stay indexed)"
+                )
+            if time.monotonic() > deadline:
+                raise JobCancelled(
+                    f"stopped: over the time limit of {self.job_timeout_s:g} s "
+                    "(server.job_timeout_s); files finished before stay indexed"
+                )
+
+        return check
 
     def _run(self, job: Job) -> None:
+        job.progress.check = self._checker(job)
+
+        def waiting() -> None:
+            job.note = "waiting for the writer lock (another crag process is writing)"
+
+        cancelled = lambda: bool(job.cancel_reason)  # noqa: E731
         if job.kind == "remove":
-            with self.index.write_lock():
+            with self.index.write_lock(self.lock_wait_s, cancelled=cancelled, on_wait=waiting):
+                job.note = ""
                 self.index.repair()
                 job.removed_chunks = self.index.remove(job.remove_source)
             return
-        ingestor = Ingestor(self.index, self.settings)
+        ingestor = Ingestor(
+            self.index,
+            self.settings,
+            lock_wait=self.lock_wait_s,
+            cancelled=cancelled,
+            on_lock_wait=waiting,
+        )
         report = ingestor.ingest_as(
             [(u.source, u.path) for u in job.uploads], progress=job.progress
         )
@@ -238,10 +495,13 @@ class JobRunner:
                 job = self._queue.get_nowait()
             except queue.Empty:
                 return
-            if job is not None:
+            if job is not None and job.state == "queued":
                 self._drop(job)
 
     def _drop(self, job: Job) -> None:
+        if self.jobs_dir is not None:  # persisted: it resumes at the next start
+            job.note = "the server stopped before this job ran; it resumes when it starts again"
+            return
         job.error = "the server stopped before this job ran; upload again"
         job.state = "failed"
         job.finished = time.time()

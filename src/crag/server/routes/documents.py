@@ -34,6 +34,7 @@ JSONL_TYPES = {"application/jsonl", "application/x-ndjson", "application/x-jsonl
                "application/jsonlines", "application/json-lines"}  # fmt: skip
 MAX_FILES = 100
 DELETE_WAIT_S = 30.0
+CANCEL_WAIT_S = 10.0
 
 UPLOAD_BODY = {
     "requestBody": {
@@ -178,7 +179,30 @@ def job_status(job_id: str, rt: RuntimeDep) -> Any:
     """Progress and result of an ingestion or removal job."""
     job = rt.jobs.get(job_id)
     if job is None:
-        raise HTTPException(404, f"no job {job_id!r} (jobs are kept in memory until restart)")
+        raise HTTPException(404, f"no job {job_id!r} (the newest finished jobs are kept)")
+    return job.to_dict()
+
+
+@router.delete(
+    "/jobs/{job_id}",
+    response_model=JobOut,
+    responses={
+        202: {"description": "Cancelling: the running job stops at its next file or batch."},
+        404: {"description": "No such job."},
+    },
+)
+async def cancel_job(job_id: str, rt: RuntimeDep) -> Any:
+    """Cancel a job: a queued one ends at once, a running one at its next file or embedding
+    batch (files already written stay indexed; the stores are repaired). A finished job is
+    returned as it is."""
+    job = rt.jobs.cancel(job_id, "cancelled by DELETE /v1/documents/jobs/{id}")
+    if job is None:
+        raise HTTPException(404, f"no job {job_id!r}")
+    deadline = asyncio.get_running_loop().time() + CANCEL_WAIT_S
+    while not job.done_event.is_set() and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.05)
+    if not job.done_event.is_set():
+        return _accepted(job)
     return job.to_dict()
 
 
