@@ -17,6 +17,7 @@ from rich.table import Table
 
 from crag.cli.common import CollectionOpt, collection_settings, console, err, friendly
 from crag.errors import CragError
+from crag.limits import check_question
 from crag.modes import Mode
 from crag.pipeline.graph import MODES
 from crag.types import Answer
@@ -196,6 +197,7 @@ def ask(
     from crag.pipeline import build_pipeline
 
     settings = collection_settings(collection)
+    question = check_question(question, settings.server.max_question_chars)
     mode = mode or settings.pipeline.mode
     if mode not in MODES:
         raise CragError(f"--mode {mode!r}: use one of {', '.join(MODES)}")

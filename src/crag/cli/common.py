@@ -14,10 +14,12 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress
 
 from crag.config import Settings, load_settings
 from crag.errors import CragError
+from crag.redact import redact
 
 __all__ = [
     "CollectionOpt",
@@ -45,7 +47,7 @@ def friendly(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except CragError as exc:
-            err.print(f"[bold red]error:[/] {exc}", highlight=False)
+            err.print(f"[bold red]error:[/] {escape(redact(str(exc)))}", highlight=False)
             raise typer.Exit(1) from None
         except KeyboardInterrupt:
             err.print("[yellow]interrupted; the next run repairs any half-written file[/]")

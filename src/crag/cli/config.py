@@ -8,6 +8,7 @@ import typer
 
 from crag.cli.common import friendly
 from crag.config import load_settings
+from crag.redact import redact
 
 __all__ = ["config", "register"]
 
@@ -15,7 +16,7 @@ __all__ = ["config", "register"]
 @friendly
 def config() -> None:
     """Print the effective settings (defaults < crag.toml < CRAG_* environment)."""
-    sys.stdout.write(load_settings().model_dump_json(indent=2) + "\n")
+    sys.stdout.write(redact(load_settings().model_dump_json(indent=2)) + "\n")
 
 
 def register(app: typer.Typer) -> None:

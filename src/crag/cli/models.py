@@ -20,6 +20,7 @@ from rich.table import Table
 
 from crag.cli.common import collection_settings, console, friendly
 from crag.config import ROLES
+from crag.redact import redact
 
 __all__ = ["models", "register"]
 
@@ -41,7 +42,7 @@ def _rows(check: bool) -> list[dict[str, Any]]:
             "role": name,
             "provider": role.provider,
             "model": role.model,
-            "base_url": base_url or "in-process",
+            "base_url": redact(base_url) if base_url else "in-process",
             "key_env": key_env,
             "key_set": bool(os.environ.get(key_env)) if key_env else None,
             "same_as": "generator" if name == "reflector" and not settings.llm.reflector else None,
@@ -53,7 +54,7 @@ def _rows(check: bool) -> list[dict[str, Any]]:
                 health[key] = llm.check() if hasattr(llm, "check") else None
             found = health[key]
             row["reachable"] = None if found is None else found.ok
-            row["detail"] = "no check available" if found is None else found.detail
+            row["detail"] = "no check available" if found is None else redact(found.detail)
         close = getattr(llm, "close", None)
         if callable(close):
             close()
@@ -68,7 +69,7 @@ def _providers_table() -> Table:
     for col in ("name", "default base URL", "key variable", "what"):
         table.add_column(col)
     for p in sorted(providers().values(), key=lambda p: p.name):
-        table.add_row(p.name, p.base_url or "", p.key_env or "", p.description)
+        table.add_row(p.name, redact(p.base_url or ""), p.key_env or "", p.description)
     return table
 
 
@@ -91,7 +92,8 @@ def models(
             from crag.models.llm.registry import providers
 
             out["providers"] = [
-                {"name": p.name, "base_url": p.base_url, "key_env": p.key_env,
+                {"name": p.name, "base_url": redact(p.base_url) if p.base_url else p.base_url,
+                 "key_env": p.key_env,
                  "description": p.description}
                 for p in providers().values()
             ]  # fmt: skip

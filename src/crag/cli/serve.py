@@ -38,6 +38,7 @@ def serve(
 
     from crag.index.store import Index
     from crag.pipeline import build_pipeline
+    from crag.redact import install_log_redaction
     from crag.server import create_app
     from crag.server.auth import check_exposure, load_keys
 
@@ -48,6 +49,7 @@ def serve(
     keys = load_keys()
     check_exposure(s.host, keys, allow_unauthenticated or s.allow_unauthenticated)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s:     %(name)s: %(message)s")
+    install_log_redaction()
     reader = Index.open(settings)
     writer = Index.open(settings, embedder=reader.embedder)
     try:
@@ -59,7 +61,7 @@ def serve(
             f"http://{s.host}:{s.port} — {auth}; docs at /docs, readiness at /readyz",
             highlight=False,
         )
-        uvicorn.run(
+        config = uvicorn.Config(
             api,
             host=s.host,
             port=s.port,
@@ -67,7 +69,9 @@ def serve(
             lifespan="on",
             timeout_graceful_shutdown=10,
             proxy_headers=False,
-        )
+        )  # uvicorn sets its log handlers up here; they get the redaction too
+        install_log_redaction("uvicorn", "uvicorn.error", "uvicorn.access")
+        uvicorn.Server(config).run()
     finally:
         writer.close()
         reader.close()

@@ -30,6 +30,7 @@ from crag.errors import (
     LLMError,
     ModelLoadError,
 )
+from crag.redact import redact
 from crag.server.auth import Unauthorized
 from crag.server.gate import Busy
 from crag.server.uploads import TooLarge, UnsupportedUpload
@@ -56,6 +57,7 @@ def problem(
 ) -> JSONResponse:
     title = HTTPStatus(status).phrase
     kind = kind or title.lower().replace(" ", "-")
+    detail = redact(detail)
     body: dict[str, Any] = {
         "type": TYPE_BASE + kind,
         "title": title,
