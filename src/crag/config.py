@@ -365,7 +365,11 @@ class RefineSettings(BaseModel):
     )
     top_k: int = Field(5, ge=1, description="Strips kept.")
     floor: float | None = Field(
-        None, ge=0, le=1, description="Minimum strip score kept; default: evaluate.lower."
+        None,
+        ge=0,
+        le=1,
+        description="Minimum strip score kept; default: none for local strips (rank and score "
+        "decide), evaluate.lower for web strips.",
     )
     keep_best_of: int = Field(
         2,
@@ -379,6 +383,13 @@ class RefineSettings(BaseModel):
 
 class GenerateSettings(BaseModel):
     max_tokens: int = Field(320, ge=16, description="Longest answer, in tokens.")
+    verify: bool = Field(
+        True,
+        description=(
+            "When the evaluator is not sure, ask the generator's model whether the passage "
+            "holding the answer states it (one short call); off: the passage's score decides."
+        ),
+    )
     temperature: float = Field(0.0, ge=0, le=2)
     min_support: float = Field(
         0.5,

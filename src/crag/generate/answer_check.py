@@ -12,9 +12,11 @@ The generator's reply is read sentence by sentence:
    unbacked sentence is dropped and named in the trace.
 3. URLs, e-mail addresses and phone numbers must occur in the source their sentence cites —
    an instruction hidden in a document cannot put its link into an answer.
-4. When the evaluator was not sure of the retrieval (AMBIGUOUS), the passage that holds the
-   answer must itself have scored at least `evidence_floor`: a same-topic passage that merely
-   contains a plausible phrase is not evidence.
+4. When the evaluator was not sure of the retrieval (AMBIGUOUS, or web strips), the passage
+   that holds the answer must state it as the answer: `verify(question, answer, passage)`
+   (the generator's model asked yes/no, `crag.generate.verify`) must reach `verify_cut`;
+   without a verifier, the passage's own score must reach `evidence_floor`. A same-topic
+   passage that merely contains a plausible phrase is not evidence.
 5. An answer left with no citation is not an answer.
 
 Any failure yields `reason` (why it was refused) instead of an answer.
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from crag.generate.citations import (
@@ -72,6 +75,13 @@ def _evidence_score(strips: list[Strip], source: Source, short: str) -> float:
     return max(known) if known else math.nan
 
 
+def _evidence_text(strips: list[Strip], source: Source, short: str) -> str:
+    """The source's strips that hold the short answer (the whole source if none does)."""
+    own = [s.text for s in strips if s.chunk.id == source.chunk.id]
+    holding = [t for t in own if find_in_sources(short, {0: t})]
+    return " … ".join(holding) if holding else source.text
+
+
 def check_answer(
     reply: str,
     question: str,
@@ -81,6 +91,8 @@ def check_answer(
     *,
     min_support: float = 0.5,
     evidence_floor: float | None = None,
+    verify: Callable[[str, str, str], float] | None = None,
+    verify_cut: float = 0.5,
 ) -> Checked:
     """Check a generator reply (marker already removed) against the numbered sources."""
     text, _, notes = check_citations(reply, sources)
@@ -142,7 +154,15 @@ def check_answer(
             kept.remove(sentence)
     if evidence_floor is not None and out.evidence is not None:
         source = next(s for s in sources if s.n == out.evidence)
-        score = _evidence_score(strips, source, out.short)
+        if verify is not None:
+            p = verify(question, out.short, _evidence_text(strips, source, out.short))
+            notes.append(f"verified {out.short!r} against [{out.evidence}]: P(yes) {p:.2f}")
+            if not math.isnan(p) and p < verify_cut:
+                out.reason = "the passage that holds the answer does not state it as the answer"
+                return out
+            score = math.nan
+        else:
+            score = _evidence_score(strips, source, out.short)
         if not math.isnan(score) and score < evidence_floor:
             out.reason = "the passage that holds the answer is not about the question"
             notes.append(

@@ -18,6 +18,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from crag.generate.answer_check import check_answer
 from crag.generate.citations import MARK, Source, check_citations, has_words, number_sources
@@ -66,6 +67,9 @@ class Generator:
     max_tokens: int = 320
     temperature: float = 0.0
     min_support: float = 0.5  # share of a sentence's new content words found in its sources
+    # Asked when the evaluator was not sure: does the passage state the answer? (AnswerJudge)
+    verifier: Any = None
+    verify_cut: float = 0.5  # P(yes) a verified answer must reach: the model says yes
 
     def generate(
         self,
@@ -115,6 +119,8 @@ class Generator:
             language,
             min_support=self.min_support,
             evidence_floor=evidence_floor,
+            verify=self._verify if self.verifier is not None else None,
+            verify_cut=self.verify_cut,
         )
         notes += checked.notes
         if checked.reason:
@@ -124,6 +130,9 @@ class Generator:
         return Generated(
             checked.text, checked.citations, False, language, sources, notes, checked.support
         )
+
+    def _verify(self, question: str, answer: str, passage: str) -> float:
+        return float(self.verifier.score(f"{question.strip()}\nAnswer: {answer}", [passage])[0])
 
     def _request(
         self, question: str, sources: list[Source], language: str, extra: str = ""

@@ -177,6 +177,7 @@ def make_policy(settings: Settings) -> Any:
 def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline:
     """A pipeline over an open `Index`; keyword `overrides` replace built components."""
     from crag.generate import Generator
+    from crag.generate.verify import AnswerJudge
     from crag.grading import ActionTrigger
     from crag.index.retriever import HybridRetriever
     from crag.models.reranker import make_reranker
@@ -206,7 +207,11 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
             reranker = evaluator.cross_encoder
         else:
             reranker = make_reranker(settings.rerank.model)
-    floor = settings.refine.floor if settings.refine.floor is not None else thresholds.lower
+    # Local strips are chosen by rank and score (refine.keep_best_of, top_k), with no floor
+    # unless one is set: the answer check, not a noise-level cut, keeps bad evidence out.
+    # Web strips keep the lower threshold as their floor (pages are noisier than documents).
+    floor = settings.refine.floor if settings.refine.floor is not None else 0.0
+    web_floor = settings.refine.floor if settings.refine.floor is not None else thresholds.lower
     parts: dict[str, Any] = {
         "retriever": HybridRetriever(index, settings.retrieval),
         "reranker": reranker,
@@ -227,10 +232,13 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
             max_tokens=settings.generate.max_tokens,
             temperature=settings.generate.temperature,
             min_support=settings.generate.min_support,
+            verifier=AnswerJudge(generator, logprobs=settings.llm.generator.logprobs is not False)
+            if settings.generate.verify
+            else None,
         ),
         "web": None
         if "web" in overrides
-        else make_web_corrector(settings, grader, evaluator, floor),
+        else make_web_corrector(settings, grader, evaluator, web_floor),
         "reflector": make_reflector(settings, roles["reflector"]),
         "policy": make_policy(settings),
         "retrieve_k": settings.retrieval.top_k,

@@ -87,12 +87,8 @@ def make_nodes(c: Components) -> dict[str, Callable[[CragState], dict[str, Any]]
         hits = state["reranked"]
         known = {h.id: s for h, s in zip(hits, state["scores"], strict=True)}
         chunks = [h.chunk for h in hits]
-        if state["verdict"] is Verdict.AMBIGUOUS:
-            # Keep only chunks the evaluator did not reject outright.
-            # Unknown (NaN) is not a rejection.
-            chunks = [
-                h.chunk for h in hits if known[h.id] >= c.trigger.lower or math.isnan(known[h.id])
-            ] or chunks
+        # AMBIGUOUS too reads every reranked chunk: a strip's score can sit at noise level
+        # (paraphrase), and the answer check verifies whatever the answer is drawn from.
         with _stage(trace, "refine"):
             kept, scored = c.refiner.refine(state["question"], chunks, known)
         kept_ids = {s.order for s in kept}

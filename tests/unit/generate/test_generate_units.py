@@ -225,3 +225,35 @@ def test_an_injected_link_never_reaches_the_answer() -> None:
         "What is the capital of Freedonia?", strips(*sources)
     )
     assert leading.refused and "evil.example" not in leading.text
+
+
+@dataclass
+class FixedVerifier:
+    """Says how sure it is that the passage states the answer; records what it was shown."""
+
+    p: float
+    seen: list[tuple[str, str]] = field(default_factory=list)
+
+    def score(self, question: str, passages: list[str]) -> list[float]:
+        self.seen.append((question, passages[0]))
+        return [self.p] * len(passages)
+
+
+def test_when_the_evaluator_is_unsure_the_passage_must_state_the_answer() -> None:
+    question = "Who was the second person to walk on the moon?"
+    no = FixedVerifier(0.2)
+    out = Generator(ScriptedLLM("Buzz Aldrin [2]"), verifier=no).generate(
+        question, strips(*MOON), evidence_floor=0.1
+    )
+    assert out.refused and "does not state it" in out.text
+    asked, passage = no.seen[0]
+    assert asked.endswith("Answer: Buzz Aldrin") and passage == MOON[1]
+    yes = FixedVerifier(0.9)
+    out = Generator(ScriptedLLM("Buzz Aldrin [2]"), verifier=yes).generate(
+        question, strips(*MOON), evidence_floor=0.1
+    )
+    assert not out.refused and out.text == "Buzz Aldrin [2]"
+    # a confident verdict (no floor) needs no verification call
+    quiet = FixedVerifier(0.0)
+    Generator(ScriptedLLM("Buzz Aldrin [2]"), verifier=quiet).generate(question, strips(*MOON))
+    assert quiet.seen == []
