@@ -22,6 +22,7 @@ from typing import Any
 
 from crag.generate.answer_check import check_answer
 from crag.generate.citations import MARK, Source, check_citations, has_words, number_sources
+from crag.generate.framing import neutralise
 from crag.generate.language import detect_language, language_name
 from crag.generate.prompt import EXAMPLES, FEEDBACK, NOT_FOUND, SECOND_LOOK, SYSTEM, USER
 from crag.models.llm.base import LLM, ChatRequest, Message, stream_chat
@@ -137,7 +138,9 @@ class Generator:
     def _request(
         self, question: str, sources: list[Source], language: str, extra: str = ""
     ) -> ChatRequest:
-        listing = "\n\n".join(f"[{s.n}] {' '.join(s.text.split())}" for s in sources)
+        # Sources as quoted data: invisible characters removed, fake delimiters, [n] markers
+        # and role labels defanged (crag.generate.framing), one line each.
+        listing = "\n\n".join(f"[{s.n}] {' '.join(neutralise(s.text).split())}" for s in sources)
         return ChatRequest(
             messages=(
                 Message("system", SYSTEM.format(language=language_name(language))),
