@@ -43,12 +43,44 @@ _ABBREVIATION = re.compile(r"(?:\b(?:Dr|Mr|Mrs|Ms|Prof|St|Sr|Jr|No|vs|etc|Inc|Lt
 _SUFFIX = 4
 
 
+# Small numbers are written both ways ("4" in the answer, "four" in the source).
+_NUMBERS = {
+    w: str(i)
+    for i, w in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
+    )
+}
+
+
 def fold(text: str) -> list[str]:
-    """Words of `text` for matching: casefolded (İ/I/ı/i all as i), accents dropped."""
+    """Words of `text` for matching: casefolded (İ/I/ı/i all as i), accents dropped, small
+    English number words as digits."""
     text = text.replace("İ", "i").replace("I", "i").replace("ı", "i")
     text = unicodedata.normalize("NFKD", text.casefold())
     text = "".join(ch for ch in text if not unicodedata.combining(ch))
-    return _WORD.findall(text)
+    return [_NUMBERS.get(w, w) for w in _WORD.findall(text)]
 
 
 def short_answer(answer: str) -> str:

@@ -42,6 +42,8 @@ def test_a_short_answer_is_found_in_order_with_a_suffix_on_its_last_word() -> No
     assert find_in_sources("1930", sources) == [2]
     assert find_in_sources("far Ankara", sources) == []  # order matters
     assert find_in_sources("", sources) == []
+    assert find_in_sources("4", {1: "States in four nations contain it."}) == [1]
+    assert find_in_sources("four nations", {1: "in 4 nations"}) == [1]
 
 
 def test_the_models_marker_breaks_ties_but_is_not_evidence() -> None:
