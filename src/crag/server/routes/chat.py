@@ -1,10 +1,11 @@
 """The OpenAI chat protocol, so chat UIs and SDKs can use crag as a model.
 
 `POST /v1/chat/completions` with model `crag` (corrective) or `rag` (baseline) answers the
-last user message from the indexed documents. Earlier turns are not used for retrieval: each
-question is answered on its own. The message text is the answer followed by its numbered
-sources; the verdict, citations and trace ride along in an extension member `crag`, which the
-SDKs keep (`completion.model_extra["crag"]` in Python).
+last user message from the indexed documents. Earlier turns make a follow-up standalone
+before retrieval ("and when did it open?" → "When did the bridge open?", `crag.followup`);
+the rewrite is in the trace. A model name `crag:NAME` asks collection NAME. The message text
+is the answer followed by its numbered sources; the verdict, citations and trace ride along
+in an extension member `crag`, which the SDKs keep (`completion.model_extra["crag"]` in Python).
 
 Streaming sends `chat.completion.chunk` events and `data: [DONE]`, with ONE answer: the
 checked one, cut into a few words per delta once the check has run (`: ping` comments keep the
@@ -31,6 +32,7 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from crag.errors import CragError
+from crag.followup import Turn, ask_followup, followups_for, stream_followup
 from crag.modes import Mode
 from crag.server.deps import RuntimeDep, require_key
 from crag.server.errors import error_response
@@ -105,6 +107,20 @@ def _question(body: ChatRequest) -> str:
     raise CragError("messages: no user message; the last user message is the question")
 
 
+def _history(body: ChatRequest) -> list[Turn]:
+    """Earlier user/assistant exchanges before the last user message (system messages and
+    tool calls are left out)."""
+    messages = [m for m in body.messages if m.role in ("user", "assistant")]
+    last = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
+    turns: list[Turn] = []
+    for m in messages[: max(last, 0)]:
+        if m.role == "user":
+            turns.append(Turn(m.text(), ""))
+        elif turns:
+            turns[-1] = Turn(turns[-1].question, m.text())
+    return turns
+
+
 def _mode(body: ChatRequest) -> tuple[Mode, str | None]:
     """(mode, collection) from a model name: `crag`, or `crag:notes` for collection notes."""
     name, _, collection = body.model.partition(":")
@@ -133,11 +149,13 @@ async def chat_completions(request: Request, body: ChatRequest, rt: RuntimeDep) 
     if collection and rt.collections is not None:
         rt = await asyncio.to_thread(rt.collections.get, collection)
     question = checked_question(_question(body), rt)
+    history = _history(body)
+    followups = followups_for(rt.pipeline)
     await asyncio.to_thread(ensure_not_empty, rt)
     completion_id = f"chatcmpl-{uuid.uuid4().hex}"
     created = int(time.time())
     if not body.stream:
-        answer = await rt.run(lambda: rt.pipeline.ask(question, mode))  # type: ignore[arg-type]
+        answer = await rt.run(lambda: ask_followup(rt.pipeline, followups, question, history, mode))
         return JSONResponse(
             {
                 "id": completion_id,
@@ -155,7 +173,9 @@ async def chat_completions(request: Request, body: ChatRequest, rt: RuntimeDep) 
                 "crag": extension(answer, mode),
             }
         )
-    events = await rt.open_stream(lambda: rt.pipeline.stream(question, mode))  # type: ignore[arg-type]
+    events = await rt.open_stream(
+        lambda: stream_followup(rt.pipeline, followups, question, history, mode)
+    )
     include_usage = bool(body.stream_options and body.stream_options.include_usage)
     chunks = _chunks(request, events, completion_id, created, body.model, mode, include_usage)
     return StreamingResponse(chunks, media_type="text/event-stream", headers=SSE_HEADERS)

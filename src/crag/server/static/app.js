@@ -11,6 +11,7 @@ const state = {
   answer: null, // the final answer event
   keyWaiters: [],
   asking: null, // AbortController of the running question
+  history: [], // earlier {question, answer} turns, sent with a follow-up
 };
 
 const $ = (id) => document.getElementById(id);
@@ -95,6 +96,7 @@ function resetResult() {
   $("sources-title").hidden = true;
   $("status").textContent = "Thinking…";
   $("progress").textContent = "";
+  $("asked-as").hidden = true;
   $("viewer").hidden = true;
   $("trace").hidden = true;
   $("trace-body").textContent = "";
@@ -158,6 +160,8 @@ async function ask(question) {
     options: { trace: true },
   };
   if (state.collection) body.collection = state.collection;
+  if ($("followup").checked && state.history.length) body.history = state.history.slice(-3);
+  state.typed = question;
   try {
     const response = await api("/v1/ask", {
       method: "POST",
@@ -177,6 +181,7 @@ async function ask(question) {
       if (done) break;
       buffer = parseEvents(buffer + decoder.decode(value, { stream: true }), (name, data) => {
         if (name === "node") onNode(data);
+        else if (name === "rewrite") showAskedAs(data.question, data.original);
         else if (name === "token") onToken(data);
         else if (name === "answer") showAnswer(data);
         else if (name === "error") showError(data.detail || data.title || "the question failed");
@@ -191,6 +196,12 @@ async function ask(question) {
     if (state.asking === controller) state.asking = null;
     $("ask-button").disabled = false;
   }
+}
+
+function showAskedAs(question, original) {
+  const line = $("asked-as");
+  line.hidden = question === original;
+  line.textContent = question === original ? "" : `Asked as: ${question}`;
 }
 
 function showError(message) {
@@ -236,6 +247,12 @@ function answerNodes(text, citations) {
 function showAnswer(data) {
   state.answer = data;
   $("result").dataset.state = "answered";
+  if (state.typed) showAskedAs(data.question, state.typed);
+  if (!data.refused) {
+    state.history.push({ question: data.question, answer: data.answer });
+    state.history = state.history.slice(-3);
+    $("new-conversation").hidden = false;
+  }
   $("result").classList.remove("failed");
   $("status").textContent = data.trace ? `${(data.trace.total_ms / 1000).toFixed(1)} s` : "";
   showVerdict(data.verdict);
@@ -712,9 +729,15 @@ function wire() {
     askForKey("").then(() => refresh());
   });
   $("new-collection").addEventListener("click", () => newCollection());
+  $("new-conversation").addEventListener("click", () => {
+    state.history = [];
+    $("followup").checked = false;
+    $("new-conversation").hidden = true;
+  });
   $("collection").addEventListener("change", () => {
     state.collection = $("collection").value;
     sessionStorage.setItem("crag.collection", state.collection);
+    state.history = [];
     $("result").hidden = true;
     $("viewer").hidden = true;
     $("trace").hidden = true;
