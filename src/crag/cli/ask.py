@@ -17,6 +17,7 @@ import typer
 from crag.cli.common import CollectionOpt, collection_settings, console, err, friendly
 from crag.cli.render import _print_answer, _print_trace
 from crag.errors import CragError
+from crag.limits import check_question
 from crag.modes import Mode
 from crag.pipeline.graph import MODES
 from crag.types import Answer
@@ -48,6 +49,7 @@ def ask(
     from crag.pipeline import build_pipeline
 
     settings = collection_settings(collection)
+    question = check_question(question, settings.server.max_question_chars)
     mode = mode or settings.pipeline.mode
     if mode not in MODES:
         raise CragError(f"--mode {mode!r}: use one of {', '.join(MODES)}")
