@@ -7,6 +7,7 @@ An event is `event: NAME` + `data: JSON` + a blank line; a line starting with `:
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, is_dataclass
 from enum import Enum
 from typing import Any
@@ -19,10 +20,20 @@ PING = b": ping\n\n"
 
 
 def event(name: str | None, data: Any) -> bytes:
-    """One SSE event; `data` is JSON-encoded on one line (JSON escapes newlines)."""
+    """One SSE event; `data` is JSON-encoded on one line (JSON escapes newlines). A string is
+    sent as it is, one `data:` line per line of it (a client joins them back with "\n"), so
+    no line break inside it can end the event early or start a field of its own."""
     payload = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-    head = f"event: {name}\n" if name else ""
-    return f"{head}data: {payload}\n\n".encode()
+    head = f"event: {_one_line(name)}\n" if name else ""
+    body = "".join(f"data: {line}\n" for line in _LINE_BREAK.split(payload))
+    return f"{head}{body}\n".encode()
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _one_line(name: str) -> str:
+    return _LINE_BREAK.sub(" ", name)
 
 
 def jsonable(value: Any, depth: int = 0) -> Any:
