@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,6 +57,20 @@ def assert_in_step(index: Index) -> None:
     assert fts == index.count()
     for info in index.sources():
         assert info.chunks == len(index.catalog.chunk_ids(info.source))
+
+
+def share_models(pipeline: Any, grader: Any, generator: Any) -> None:
+    """Point a built pipeline's roles at the session's loaded models (no second load): the
+    generator (which also verifies answers), and the grader wherever it is used — the LLM
+    judge (`evaluate.method = "llm"`) and the web query rewriter."""
+    c = pipeline.components
+    c.generator.llm.llm = generator
+    judge_llm = getattr(c.evaluator, "llm", None)
+    if judge_llm is not None:
+        judge_llm.llm = grader
+    rewriter_llm = getattr(getattr(c.web, "rewriter", None), "llm", None)
+    if rewriter_llm is not None:
+        rewriter_llm.llm = grader
 
 
 def write(path: Path, text: str) -> Path:

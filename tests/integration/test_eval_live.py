@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import MODELS_DIR, write
+from tests.conftest import MODELS_DIR, share_models, write
 
 from crag.datasets import load_dataset
 from crag.eval.harness import Harness
@@ -80,8 +80,7 @@ def test_eval_in_process_both_modes_resume_and_report(
     try:
         Ingestor(index, settings.ingest).ingest(data.kb)
         pipeline = build_pipeline(settings, index)
-        pipeline.components.evaluator.llm.llm = llm  # share the session's loaded models
-        pipeline.components.generator.llm.llm = generator_llm
+        share_models(pipeline, llm, generator_llm)
         out = tmp_path / "out"
         harness = Harness(pipeline, index.catalog, ResultsFile(out))
         assert harness.run(data.items, ["rag", "crag"], warm_up=False) == 6

@@ -29,7 +29,8 @@ def _pipeline(
     sample_index, llms, upper: float, lower: float, mode: str = "excerption", judge: str = "llm"
 ):
     """The pipeline as built from settings; `judge="ce"` uses the trained cross-encoder as
-    reranker and evaluator, `judge="llm"` the default 0.5B LLM judge."""
+    reranker and evaluator, `judge="llm"` the 0.5B LLM judge (no reranker), `judge="evidence"`
+    the default (cross-encoder + cosine + overlap, the cross-encoder reranking)."""
     settings, index = sample_index
     settings = settings.model_copy(deep=True)
     settings.refine.mode = mode  # type: ignore[assignment]
@@ -38,6 +39,9 @@ def _pipeline(
     if judge == "ce":
         settings.evaluate.method = "cross-encoder"
         settings.rerank.model = "crag-evaluator"
+    elif judge == "llm":
+        settings.evaluate.method = "llm"
+        settings.rerank.model = None
     pipeline = build_pipeline(settings, index)
     pipeline.components.trigger = ActionTrigger(upper=upper, lower=lower)
     # share the session models instead of loading more servers
@@ -51,7 +55,7 @@ def _real_chunk_ids(index) -> set[str]:
     return {r[0] for r in index.catalog._db.execute("SELECT id FROM chunks")}
 
 
-@pytest.mark.parametrize("judge", ["ce", "llm"])
+@pytest.mark.parametrize("judge", ["ce", "llm", "evidence"])
 def test_correct_refines_and_answers_with_real_citations(sample_index, llms, judge) -> None:
     pipeline, index = _pipeline(sample_index, llms, upper=0.0, lower=0.0, judge=judge)
     answer = pipeline.ask(IN_CORPUS)

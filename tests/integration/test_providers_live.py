@@ -131,6 +131,8 @@ def test_crag_ask_with_grader_and_generator_on_different_providers(
         "CRAG_LLM__GRADER__BASE_URL": openai_url,
         "CRAG_GENERATOR": f"ollama:{OLLAMA_NAME}",
         "CRAG_LLM__GENERATOR__BASE_URL": ollama.url,
+        # the grader's provider is what is tested: the LLM judge, not the default evaluator
+        "CRAG_EVALUATE__METHOD": "llm",
         # pinned so the generator is always reached: the routing itself is tested elsewhere
         "CRAG_EVALUATE__UPPER": "0",
         "CRAG_EVALUATE__LOWER": "0",

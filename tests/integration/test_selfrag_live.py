@@ -10,7 +10,7 @@ producing the answers and the scores. The false-premise test pins nothing.
 from __future__ import annotations
 
 import pytest
-from tests.conftest import ROOT
+from tests.conftest import ROOT, share_models
 from tests.servers.search_double import SearchDouble, load_nq_part
 
 from crag.grading import ActionTrigger
@@ -42,8 +42,7 @@ def _pipeline(sample_index, llm, generator_llm, tmp_path, *, upper=0.0, lower=0.
     c.trigger = ActionTrigger(upper=upper, lower=lower)
     c.reflector.grounded_threshold, c.reflector.useful_threshold = grounded, useful
     # share the session's loaded models
-    c.evaluator.llm.llm = llm
-    c.generator.llm.llm = generator_llm
+    share_models(p, llm, generator_llm)
     c.reflector.claims.llm.llm = generator_llm  # the reflector role: the generator's model
     return p
 
@@ -132,8 +131,7 @@ def test_a_false_premise_is_not_answered_with_an_invention(
 ) -> None:
     settings, index = sample_index
     p = build_pipeline(settings.model_copy(deep=True), index)
-    p.components.evaluator.llm.llm = llm
-    p.components.generator.llm.llm = generator_llm
+    share_models(p, llm, generator_llm)
     p.components.reflector.claims.llm.llm = generator_llm
     answer = p.ask("Why do honey bees dance to warn their nest mates about bears?", "self-crag")
     text = answer.text

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from tests.conftest import MODELS_DIR, SAMPLE
+from tests.conftest import MODELS_DIR, SAMPLE, share_models
 from tests.servers.chroma import free_port
 from tests.servers.serving import serving
 
@@ -98,8 +98,7 @@ def test_two_replicas_share_a_chroma_server(
         or not (tmp_path / "data" / "chroma").exists()
     )
     pipeline = build_pipeline(settings, reader)
-    pipeline.components.evaluator.llm.llm = llm
-    pipeline.components.generator.llm.llm = generator_llm
+    share_models(pipeline, llm, generator_llm)
     try:
         with serving(create_app(settings, pipeline=pipeline, index=reader, writer=writer)) as url_b:
             b = httpx.Client(base_url=url_b, headers=AUTH, timeout=600)

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 import httpx
 import openai
 import pytest
-from tests.conftest import SAMPLE
+from tests.conftest import SAMPLE, share_models
 from tests.servers.serving import serving
 
 from crag.config import load_settings
@@ -36,8 +36,7 @@ def parts(tmp_path_factory, embedder, llm, generator_llm):
     reader = Index.open(settings, embedder=embedder)
     Ingestor(reader, settings.ingest).ingest([SAMPLE])
     pipeline = build_pipeline(settings, reader)
-    pipeline.components.evaluator.llm.llm = llm
-    pipeline.components.generator.llm.llm = generator_llm
+    share_models(pipeline, llm, generator_llm)
     yield settings, reader, pipeline
     reader.close()
 

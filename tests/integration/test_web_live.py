@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.conftest import ROOT
+from tests.conftest import ROOT, share_models
 from tests.servers.search_double import SearchDouble, load_nq_part
 from tests.support.web_helpers import FESTIVAL
 
@@ -59,8 +59,7 @@ def _pipeline(sample_index, llm, generator_llm, double, tmp_path, provider, uppe
     pipeline = build_pipeline(settings, index)
     pipeline.components.trigger = ActionTrigger(upper=upper, lower=lower)
     # share the session's loaded models (the grader RoleLLM is shared by judge and rewriter)
-    pipeline.components.evaluator.llm.llm = llm
-    pipeline.components.generator.llm.llm = generator_llm
+    share_models(pipeline, llm, generator_llm)
     return pipeline
 
 

@@ -155,13 +155,14 @@ def plan_eval(config: EvalConfig, settings: Settings) -> EvalPlan:
 
 def _setup(s: Settings) -> dict[str, Any]:
     """What the figures depend on besides the questions: models, evaluator, thresholds."""
-    t = thresholds_for(s.evaluate, s.collection, s.llm.grader.model)
-    grader = f"{s.llm.grader.provider}:{s.llm.grader.model}"
-    evaluator = (
-        f"cross-encoder {s.evaluate.model}"
-        if s.evaluate.method == "cross-encoder"
-        else f"LLM judge ({grader})"
+    t = thresholds_for(
+        s.evaluate, s.collection, s.llm.grader.model, s.data_dir, embedding=s.embedding.model
     )
+    grader = f"{s.llm.grader.provider}:{s.llm.grader.model}"
+    evaluator = {
+        "evidence": f"evidence ({s.evaluate.model} + cosine + term overlap)",
+        "cross-encoder": f"cross-encoder {s.evaluate.model}",
+    }.get(s.evaluate.method, f"LLM judge ({grader})")
     return {
         "collection": s.collection,
         "embedding": s.embedding.model,
