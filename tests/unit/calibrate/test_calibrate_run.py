@@ -189,3 +189,42 @@ def test_an_empty_collection_is_a_clear_error(tmp_path: Path, embedder) -> None:
     with pytest.raises(CragError, match="crag ingest"):
         run_calibration(settings, CalibrateConfig(questions=1), index=index, llm=QuestionWriter())
     index.close()
+
+
+class Answerer:
+    """A generator LLM that answers the Rhine question from its source, or says NOT_FOUND."""
+
+    name = "answerer"
+
+    def chat(self, request: ChatRequest) -> ChatResult:
+        prompt = " ".join(m.content for m in request.messages)
+        if "150 metres wide" in prompt:
+            return ChatResult(text="The Rhine Falls are 150 metres wide [1].")
+        return ChatResult(text="NOT_FOUND")
+
+    def stream(self, request: ChatRequest, on_token) -> ChatResult:
+        result = self.chat(request)
+        on_token(result.text)
+        return result
+
+
+def test_answers_use_the_generators_real_outcome(setup) -> None:
+    from dataclasses import replace
+
+    from crag.calibrate.scoring import answer_outcome
+
+    _, index, pipeline, _ = setup
+    c = replace(
+        pipeline.components, generator=replace(pipeline.components.generator, llm=Answerer())
+    )
+    rhine = next(
+        ch
+        for info in index.sources()
+        for ch in index.catalog.chunks_of(info.source)
+        if "Rhine" in ch.text
+    )
+    question, answer = DOCS["rhine.txt"][1]
+    got = answer_outcome(c, question, rhine, answer, "answerable")
+    assert got["right"] and not got["refused"], got
+    missed = answer_outcome(c, question, rhine, answer, NEAR_MISS, extra=5)
+    assert missed["refused"] and not missed["right"], missed
