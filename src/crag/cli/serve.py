@@ -58,7 +58,9 @@ def serve(
         auth = f"{len(keys)} API key(s)" if keys else "no API keys (open)"
         err.print(
             f"crag: collection {settings.collection!r} ({reader.count()} chunks) on "
-            f"http://{s.host}:{s.port} — {auth}; docs at /docs, readiness at /readyz",
+            f"http://{s.host}:{s.port} — {auth}; "
+            + ("docs at /docs, " if s.docs else "")
+            + "readiness at /readyz",
             highlight=False,
         )
         config = uvicorn.Config(
