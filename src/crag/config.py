@@ -390,6 +390,15 @@ class GenerateSettings(BaseModel):
             "holding the answer states it (one short call); off: the passage's score decides."
         ),
     )
+    verify_cut: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description=(
+            "P(yes) the verification must reach; default: the generator model's measured upper "
+            "judge threshold (qwen2.5-coder-1.5b: 0.88), 0.5 for a model never measured."
+        ),
+    )
     temperature: float = Field(0.0, ge=0, le=2)
     min_support: float = Field(
         0.5,

@@ -174,6 +174,18 @@ def make_policy(settings: Settings) -> Any:
     )
 
 
+def verify_cut(settings: Settings) -> float:
+    """The answer check's P(yes) cut: set, else the generator model's measured upper judge
+    threshold (its high-precision region: >= 80 % of pairs scored above it were positives,
+    bench/evaluator.py), else 0.5 (the model says yes more than no)."""
+    if settings.generate.verify_cut is not None:
+        return settings.generate.verify_cut
+    from crag.grading.thresholds import JUDGE_THRESHOLDS
+
+    measured = JUDGE_THRESHOLDS.get(settings.llm.generator.model.lower())
+    return measured[0] if measured else 0.5
+
+
 def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline:
     """A pipeline over an open `Index`; keyword `overrides` replace built components."""
     from crag.generate import Generator
@@ -235,6 +247,7 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
             verifier=AnswerJudge(generator, logprobs=settings.llm.generator.logprobs is not False)
             if settings.generate.verify
             else None,
+            verify_cut=verify_cut(settings),
         ),
         "web": None
         if "web" in overrides
