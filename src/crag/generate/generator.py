@@ -104,7 +104,9 @@ class Generator:
             best = self._best_source(strips, sources)
             notes.append(f"the model declined; a second look at source [{best.n}] alone")
             alone = [Source(1, best.chunk, best.text)]
-            second = self.llm.chat(self._request(question, alone, language, SECOND_LOOK))
+            second = self.llm.chat(
+                self._request(question, alone, language, SECOND_LOOK, "generate-second-look")
+            )
             raw = MARK.sub(f"[{best.n}]", second.text.strip())
         if not has_words(raw):  # "" or only markers/punctuation ("[3]"): nothing was said
             return self._refuse(language, sources, "the model returned an empty answer",
@@ -136,7 +138,12 @@ class Generator:
         return float(self.verifier.score(f"{question.strip()}\nAnswer: {answer}", [passage])[0])
 
     def _request(
-        self, question: str, sources: list[Source], language: str, extra: str = ""
+        self,
+        question: str,
+        sources: list[Source],
+        language: str,
+        extra: str = "",
+        purpose: str = "generate",
     ) -> ChatRequest:
         # Sources as quoted data: invisible characters removed, fake delimiters, [n] markers
         # and role labels defanged (crag.generate.framing), one line each.
@@ -149,7 +156,7 @@ class Generator:
             ),
             max_tokens=self.max_tokens,
             temperature=self.temperature,
-            purpose="generate",
+            purpose=purpose,
         )
 
     @staticmethod
