@@ -18,9 +18,11 @@ rejected, or "" when it passes:
 
 Irregular English verb forms count as one word ("wrote" / "written"): a stemmer cannot join
 them, and a rewrite may change tense. On 40 NQ questions with the packaged 0.5B grader: 27
-rewrites kept, 4 unusable replies, 9 rejected before the irregular forms and the half rule —
-among them "Rebecca in the Bible married to Mary" and "La La Land soundtrack, written by
-Michael Jackson"; "written" for "wrote" and "sang" for "sings" were false alarms.
+rewrites kept, 4 unusable replies, 9 rejected before the irregular forms and the half rule
+("written" for "wrote", "sang" for "sings" and "Yellowstone, governor" were false alarms);
+with them, 5 of the same replies are rejected, each a real fault: "Rebecca in the Bible
+married to Mary", "La La Land soundtrack, written by Michael Jackson", and three queries
+left without a title word ("Hulk" for "… Avengers Age of Ultron").
 
 A rejected rewrite is replaced whole by the deterministic extraction
 (crag.refine.rewrite.keyword_query), never patched, so what is searched is always traceable to
