@@ -21,7 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from crag.calibrate.journal import Journal
-from crag.calibrate.questions import GeneratedQuestion, ask_for_question, sample_chunks
+from crag.calibrate.questions import (
+    GeneratedQuestion,
+    Rejected,
+    ask_for_question,
+    sample_chunks,
+)
 from crag.calibrate.report import write_curve
 from crag.calibrate.scoring import (
     ANSWERABLE,
@@ -176,7 +181,7 @@ def run_calibration(
 
     done: list[tuple[Chunk, dict[str, Any]]] = []
     seen_questions: set[str] = set()
-    resumed = fresh_rejects = 0
+    resumed = 0
     max_chunks = config.max_chunks or 4 * config.questions
     tried = 0
     for chunk in sample_chunks(index.catalog, config.seed):
@@ -190,18 +195,20 @@ def run_calibration(
             outcome, attempts = ask_for_question(
                 llm, chunk, attempts=config.attempts, seed=config.seed + tried
             )
-            if isinstance(outcome, GeneratedQuestion):
-                key = normalize(outcome.question)
-                if key in seen_questions:
-                    outcome = None
-            if not isinstance(outcome, GeneratedQuestion):
-                reason = "duplicate question" if outcome is None else outcome.reason
-                reply = "" if outcome is None else outcome.reply[:400]
+            if isinstance(outcome, GeneratedQuestion) and (
+                normalize(outcome.question) in seen_questions
+            ):
+                outcome = Rejected("duplicate question")
+            if isinstance(outcome, Rejected):
                 journal.append(
-                    {"type": "rejected", "chunk": chunk.id, "reason": reason, "reply": reply}
+                    {
+                        "type": "rejected",
+                        "chunk": chunk.id,
+                        "reason": outcome.reason,
+                        "reply": outcome.reply[:400],
+                    }
                 )
                 rejected.add(chunk.id)
-                fresh_rejects += 1
                 continue
             record = {
                 "type": "question",
