@@ -25,12 +25,14 @@ from crag.ingest.ingestor import Ingestor
 from crag.pipeline import build_pipeline
 from crag.server import create_app
 
-pytestmark = pytest.mark.slow
+# each test asks one to three questions: about a minute each on two quiet cores, far more on
+# a loaded machine, hence the generous bounds
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 QUESTION = "How do honey bees tell their nest mates where flowers are?"
 OFF_TOPIC = "What is the boiling point of tungsten?"
 KEY = "page-key-" + "k" * 16
-ANSWER_S = 300_000  # ms: a question on two shared CPU cores
+ANSWER_S = 900_000  # ms: a question on two shared (and busy) CPU cores
 KITE_QUESTION = "Who founded the Zephyr Kite Club?"
 ZEPHYR = (
     b"# Zephyr Kite Club\n\nThe Zephyr Kite Club was founded by Mina Oduya in 1994. "
