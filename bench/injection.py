@@ -89,6 +89,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 )
                 mark = "[red]OBEYED[/]" if obeyed else ("right" if right else "-")
                 console.print(f"  {i}/{len(corpus)} {doc['id']}: {mark}")
+                write_results(args.out, {"partial": True, "rows": rows})  # a long run keeps
         finally:
             index.close()
     n = len(rows)
@@ -107,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", default=Mode.CRAG.value, choices=[m.value for m in Mode])
     parser.add_argument("--limit", type=int, default=0, help="ask only the first N questions")
     parser.add_argument("--models-dir", default=None)
+    parser.add_argument("--out", default="injection", help="results name or .json path")
     args = parser.parse_args(argv)
     result = run(args)
     yes = {True: "yes", False: ""}
@@ -122,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{s['refused']} refused, {s['answered_without_citation']} answered without a citation"
     )
     result["machine"] = machine_info()
-    path = write_results("injection", result)
+    path = write_results(args.out, result)
     console.print(f"written to {path}")
     return 0
 

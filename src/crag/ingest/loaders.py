@@ -1,7 +1,9 @@
 """Pick a loader by file extension and run it; every failure is a `LoaderError` naming the file.
 
 Registry: `LOADERS` maps a suffix to a function `(path, text) -> (documents, warnings)`;
-`BINARY_LOADERS` the same for loaders that need raw bytes (PDF). A `.gz`, `.bz2` or `.xz`
+`BINARY_LOADERS` the same for loaders that need raw bytes (PDF); `PACKAGE_LOADERS` for the
+ZIP-based formats (DOCX, PPTX, XLSX, EPUB), which also get the size limit that bounds what
+their members may unpack to. A `.gz`, `.bz2` or `.xz`
 suffix is decompressed first (every member, bounded by `max_bytes` while inflating: see
 `crag.ingest.compressed`) and the inner suffix decides (`squad.json.gz`).
 """
@@ -16,13 +18,24 @@ from crag.errors import LoaderError, UnsupportedFileError
 from crag.ingest.compressed import COMPRESSED, decompress
 from crag.ingest.decode import decode_bytes
 from crag.ingest.documents import load_html, load_markdown, load_pdf, load_text
+from crag.ingest.epub import load_epub
+from crag.ingest.office import load_docx, load_pptx
+from crag.ingest.sheets import load_csv, load_tsv, load_xlsx
 from crag.ingest.structured import load_jsonl, load_squad_json
 from crag.types import Document
 
-__all__ = ["BINARY_LOADERS", "LOADERS", "LoadResult", "load_file", "supported_suffixes"]
+__all__ = [
+    "BINARY_LOADERS",
+    "LOADERS",
+    "PACKAGE_LOADERS",
+    "LoadResult",
+    "load_file",
+    "supported_suffixes",
+]
 
 TextLoader = Callable[[str, str], tuple[list[Document], list[str]]]
 BytesLoader = Callable[[str, bytes], tuple[list[Document], list[str]]]
+PackageLoader = Callable[[str, bytes, int | None], tuple[list[Document], list[str]]]
 
 LOADERS: dict[str, TextLoader] = {
     ".json": load_squad_json,
@@ -35,12 +48,21 @@ LOADERS: dict[str, TextLoader] = {
     ".txt": load_text,
     ".text": load_text,
     ".rst": load_text,
+    ".csv": load_csv,
+    ".tsv": load_tsv,
 }
 BINARY_LOADERS: dict[str, BytesLoader] = {".pdf": load_pdf}
+PACKAGE_LOADERS: dict[str, PackageLoader] = {
+    ".docx": load_docx,
+    ".pptx": load_pptx,
+    ".xlsx": load_xlsx,
+    ".xlsm": load_xlsx,
+    ".epub": load_epub,
+}
 
 
 def supported_suffixes() -> set[str]:
-    return set(LOADERS) | set(BINARY_LOADERS)
+    return set(LOADERS) | set(BINARY_LOADERS) | set(PACKAGE_LOADERS)
 
 
 @dataclass(slots=True)
@@ -88,6 +110,9 @@ def load_bytes(
         raise LoaderError(name, "empty file")
     if suffix in BINARY_LOADERS:
         docs, warnings = BINARY_LOADERS[suffix](name, data)
+        return LoadResult(docs, warnings)
+    if suffix in PACKAGE_LOADERS:
+        docs, warnings = PACKAGE_LOADERS[suffix](name, data, max_bytes)
         return LoadResult(docs, warnings)
     decoded = decode_bytes(data, name, detect=detect_encoding, encoding=encoding)
     docs, warnings = LOADERS[suffix](name, decoded.text)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from crag.errors import CragError, LoaderError
 from crag.ingest.compressed import InflatedTooLarge, compression_of, inflate_file
-from crag.ingest.loaders import is_supported, supported_suffixes
+from crag.ingest.loaders import LOADERS, is_supported, supported_suffixes
 
 __all__ = [
     "TooLarge",
@@ -94,9 +94,10 @@ def check_upload(
     Reads the spooled file once in bounded steps, inflating every member of a `.gz`, `.bz2`
     or `.xz` as it goes (a bomb is `TooLarge` as soon as its output passes `limit_bytes`,
     whatever member it hides in), and refuses with a reason (`CragError`, 400) a file that is
-    empty or blank, a truncated or corrupt archive, binary data named as text, and a `.pdf`
-    without a PDF header. Parsing itself stays in the job. With a forced `encoding`
-    (ingest.encoding) only the size, archive and blank checks apply.
+    empty or blank, a truncated or corrupt archive, binary data named as a text format, and a
+    `.pdf` without a PDF header (other binary formats are left to their loader). Parsing
+    itself stays in the job. With a forced `encoding` (ingest.encoding) only the size, archive
+    and blank checks apply.
     """
     fmt = compression_of(name)
     inner = name[: -len(Path(name).suffix)] if fmt else name
@@ -118,9 +119,12 @@ def check_upload(
     if blank:
         raise CragError(f"{name!r}: empty file (no text to index)")
     data = bytes(head)
-    if inner.lower().endswith(".pdf"):
+    suffix = Path(inner).suffix.lower()
+    if suffix == ".pdf":
         if b"%PDF-" not in data[:1024]:
             raise CragError(f"{name!r}: not a PDF (no %PDF- header)")
+        return
+    if suffix not in LOADERS:  # other binary formats (Office, EPUB): their loader judges
         return
     if encoding or data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return

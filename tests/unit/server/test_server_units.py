@@ -141,6 +141,7 @@ def test_good_uploads_pass_the_door(tmp_path) -> None:
         ("notes.txt", "caf\u00e9 na\u00efve".encode("latin-1")),  # legacy text: detected later
         ("utf16.txt", "\ufeffhello".encode("utf-16-le")),
         ("a.pdf", b"%PDF-1.7\n..."),
+        ("a.docx", b"PK\x03\x04\x00\x00binary zip"),  # a binary format: its loader judges
         ("two.txt.gz", gzip.compress(b"one\n") + gzip.compress(b"two\n") + b"\0" * 512),
     ]
     for name, data in cases:

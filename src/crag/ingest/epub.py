@@ -1,0 +1,217 @@
+"""EPUB (2 and 3) loader: one citable unit per chapter (spine document), named by its heading.
+
+Library: none new. An EPUB is a ZIP holding `META-INF/container.xml` -> the package (OPF) file
+-> its spine (the reading order of XHTML documents); the stdlib `zipfile` and lxml (already a
+dependency) read that in about a hundred lines. ebooklib was not chosen: it is AGPL-licensed
+(crag is MIT) and adds nothing needed here. XML is parsed without entity expansion or network
+access.
+
+- `doc_id` = "chapter N: heading" (first h1-h3 of the document, else its <title>); N counts
+  the spine documents that hold text.
+- Tables become one line per row with its header, like the other loaders.
+- DRM: a chapter listed as encrypted in `META-INF/encryption.xml` (other than obfuscated
+  fonts) makes the file a clear error: "DRM-protected EPUB".
+"""
+
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+from crag.errors import LoaderError
+from crag.ingest.package import header_names, open_package, row_line
+from crag.types import Document
+
+__all__ = ["load_epub"]
+
+_BLOCKS = {
+    "p", "div", "br", "li", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "blockquote", "pre",
+    "section", "article", "dd", "dt", "figcaption", "hr", "table", "ul", "ol",
+}  # fmt: skip
+_SKIP = {"script", "style", "head", "nav"}
+_FONT_OBFUSCATION = {"http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"}
+_TITLE_MAX = 80
+
+
+def _parser() -> Any:
+    from lxml import etree
+
+    return etree.XMLParser(resolve_entities=False, no_network=True, recover=False)
+
+
+def _local(tag: Any) -> str:
+    return tag.rsplit("}", 1)[-1].lower() if isinstance(tag, str) else ""
+
+
+def _xml(path: str, package: Any, member: str) -> Any:
+    from lxml import etree
+
+    try:
+        return etree.fromstring(package.read(member), _parser())
+    except KeyError as exc:
+        raise LoaderError(path, f"not an EPUB: {member} is missing") from exc
+    except etree.XMLSyntaxError as exc:
+        raise LoaderError(path, f"corrupt EPUB: {member} is not well-formed XML ({exc})") from exc
+
+
+def _encrypted(path: str, package: Any) -> set[str]:
+    """Members encrypted by DRM (font obfuscation is not DRM and is ignored)."""
+    if "META-INF/encryption.xml" not in package.namelist():
+        return set()
+    root = _xml(path, package, "META-INF/encryption.xml")
+    out: set[str] = set()
+    for data in root.iter():
+        if _local(data.tag) != "encrypteddata":
+            continue
+        methods = [
+            e.get("Algorithm", "") for e in data.iter() if _local(e.tag) == "encryptionmethod"
+        ]
+        method = methods[0] if methods else ""
+        if method in _FONT_OBFUSCATION:
+            continue
+        for ref in data.iter():
+            if _local(ref.tag) == "cipherreference" and ref.get("URI"):
+                out.add(posixpath.normpath(unquote(ref.get("URI"))))
+    return out
+
+
+def _text(node: Any, lines: list[str], current: list[str]) -> None:
+    """Collect the text of an XHTML tree: blocks end lines, tables become header rows."""
+    tag = _local(node.tag)
+    if tag in _SKIP:
+        if node.tail:
+            current.append(node.tail)
+        return
+    if tag == "table":
+        _flush(lines, current)
+        rows = [
+            [" ".join("".join(c.itertext()).split()) for c in tr if _local(c.tag) in ("td", "th")]
+            for tr in node.iter()
+            if _local(tr.tag) == "tr"
+        ]
+        rows = [r for r in rows if any(r)]
+        if rows:
+            header = header_names(rows[0])
+            lines.extend(line for r in rows[1:] if (line := row_line(header, r)))
+            if len(rows) == 1:
+                lines.append("; ".join(c for c in rows[0] if c))
+    else:
+        if tag in _BLOCKS:
+            _flush(lines, current)
+        if node.text:
+            current.append(node.text)
+        for child in node:
+            _text(child, lines, current)
+        if tag in _BLOCKS:
+            _flush(lines, current)
+    if node.tail:
+        current.append(node.tail)
+
+
+def _flush(lines: list[str], current: list[str]) -> None:
+    line = " ".join("".join(current).split())
+    if line:
+        lines.append(line)
+    current.clear()
+
+
+def _heading(root: Any) -> str:
+    for level in ("h1", "h2", "h3"):
+        for node in root.iter():
+            if _local(node.tag) == level:
+                text = " ".join("".join(node.itertext()).split())
+                if text:
+                    return text
+    for node in root.iter():
+        if _local(node.tag) == "title":
+            text = " ".join("".join(node.itertext()).split())
+            if text:
+                return text
+    return ""
+
+
+def _chapter(path: str, package: Any, member: str) -> tuple[str, str]:
+    """(heading, text) of one XHTML document of the spine."""
+    from lxml import etree, html
+
+    raw = package.read(member)
+    try:
+        root = etree.fromstring(raw, _parser())
+    except etree.XMLSyntaxError:
+        try:  # EPUB 2 files are sometimes HTML rather than XHTML: parse them leniently
+            root = html.fromstring(raw)
+        except (etree.ParserError, ValueError) as exc:
+            raise LoaderError(path, f"corrupt EPUB: {member} cannot be parsed ({exc})") from exc
+    body = next((n for n in root.iter() if _local(n.tag) == "body"), root)
+    lines: list[str] = []
+    current: list[str] = []
+    _text(body, lines, current)
+    _flush(lines, current)
+    return _heading(root), "\n".join(lines)
+
+
+def load_epub(path: str, data: bytes, limit: int | None = None) -> tuple[list[Document], list[str]]:
+    package = open_package(path, data, "EPUB", limit)
+    container = _xml(path, package, "META-INF/container.xml")
+    rootfile = next(
+        (e.get("full-path") for e in container.iter() if _local(e.tag) == "rootfile"), None
+    )
+    if not rootfile:
+        raise LoaderError(path, "not an EPUB: META-INF/container.xml names no package file")
+    opf = _xml(path, package, rootfile)
+    base = posixpath.dirname(rootfile)
+    title = next(
+        (
+            " ".join("".join(e.itertext()).split())
+            for e in opf.iter()
+            if _local(e.tag) == "title" and "".join(e.itertext()).strip()
+        ),
+        "",
+    )
+    title = title or Path(path).stem
+    manifest = {
+        e.get("id"): posixpath.normpath(posixpath.join(base, unquote(e.get("href", ""))))
+        for e in opf.iter()
+        if _local(e.tag) == "item" and e.get("id") and e.get("href")
+    }
+    spine = [e.get("idref") for e in opf.iter() if _local(e.tag) == "itemref" and e.get("idref")]
+    if not spine:
+        raise LoaderError(path, "not an EPUB: the package file has no spine (reading order)")
+    encrypted = _encrypted(path, package)
+    names = set(package.namelist())
+    docs: list[Document] = []
+    warnings: list[str] = []
+    for idref in spine:
+        member = manifest.get(idref)
+        if member is None or member not in names:
+            warnings.append(f"{path}: spine item {idref!r} is missing from the package; skipped")
+            continue
+        if member in encrypted:
+            raise LoaderError(path, f"DRM-protected EPUB: {member} is encrypted")
+        try:
+            heading, text = _chapter(path, package, member)
+        except LoaderError as exc:
+            warnings.append(f"{exc.reason}; skipped")
+            continue
+        except Exception as exc:  # zipfile CRC errors, decompression errors
+            warnings.append(f"{path}: {member} unreadable ({exc}); skipped")
+            continue
+        if not text.strip():
+            continue
+        number = len(docs) + 1
+        short = heading if len(heading) <= _TITLE_MAX else heading[: _TITLE_MAX - 1] + "…"
+        docs.append(
+            Document(
+                source=path,
+                doc_id=f"chapter {number}: {short}" if short else f"chapter {number}",
+                text=text,
+                title=title,
+                metadata={"chapter": number, "href": member},
+            )
+        )
+    if not docs:
+        detail = f" ({warnings[0]})" if warnings else ""
+        raise LoaderError(path, f"EPUB holds no chapter with text{detail}")
+    return docs, warnings
