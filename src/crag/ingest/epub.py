@@ -54,6 +54,8 @@ def _xml(path: str, package: Any, member: str) -> Any:
         raise LoaderError(path, f"not an EPUB: {member} is missing") from exc
     except etree.XMLSyntaxError as exc:
         raise LoaderError(path, f"corrupt EPUB: {member} is not well-formed XML ({exc})") from exc
+    except Exception as exc:  # zipfile CRC / decompression errors, lxml limits
+        raise LoaderError(path, f"corrupt EPUB: {member} unreadable ({exc})") from exc
 
 
 def _encrypted(path: str, package: Any) -> set[str]:

@@ -112,7 +112,13 @@ def load_bytes(
         docs, warnings = BINARY_LOADERS[suffix](name, data)
         return LoadResult(docs, warnings)
     if suffix in PACKAGE_LOADERS:
-        docs, warnings = PACKAGE_LOADERS[suffix](name, data, max_bytes)
+        try:
+            docs, warnings = PACKAGE_LOADERS[suffix](name, data, max_bytes)
+        except LoaderError:
+            raise
+        except Exception as exc:  # a damaged member surfaces late (zipfile, lxml, openpyxl)
+            kind = suffix.lstrip(".").upper()
+            raise LoaderError(name, f"corrupt {kind} file: {type(exc).__name__}: {exc}") from exc
         return LoadResult(docs, warnings)
     decoded = decode_bytes(data, name, detect=detect_encoding, encoding=encoding)
     docs, warnings = LOADERS[suffix](name, decoded.text)

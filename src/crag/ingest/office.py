@@ -45,6 +45,14 @@ def _short(text: str) -> str:
     return text if len(text) <= _TITLE_MAX else text[: _TITLE_MAX - 1] + "…"
 
 
+def _core_title(package: Any) -> str:
+    """The document title from its core properties; "" when absent or unreadable."""
+    try:
+        return (package.core_properties.title or "").strip()
+    except Exception:  # a damaged docProps/core.xml must not cost the whole file
+        return ""
+
+
 def _unique(doc_id: str, seen: dict[str, int]) -> str:
     """`doc_id`, or `doc_id (2)`, ... when an earlier unit of the file has the same name."""
     seen[doc_id] = seen.get(doc_id, 0) + 1
@@ -91,7 +99,7 @@ def load_docx(path: str, data: bytes, limit: int | None = None) -> tuple[list[Do
         document = docx.Document(io.BytesIO(data))
     except Exception as exc:  # python-docx raises KeyError, ValueError, lxml errors, ...
         raise LoaderError(path, f"not a readable DOCX file: {type(exc).__name__}: {exc}") from exc
-    title = (document.core_properties.title or "").strip() or Path(path).stem
+    title = _core_title(document) or Path(path).stem
     sections: list[tuple[list[str], list[str]]] = [([], [])]  # (heading path, lines)
     stack: list[tuple[int, str]] = []
     try:
@@ -161,7 +169,7 @@ def load_pptx(path: str, data: bytes, limit: int | None = None) -> tuple[list[Do
         deck = Presentation(io.BytesIO(data))
     except Exception as exc:
         raise LoaderError(path, f"not a readable PPTX file: {type(exc).__name__}: {exc}") from exc
-    title = (deck.core_properties.title or "").strip() or Path(path).stem
+    title = _core_title(deck) or Path(path).stem
     docs: list[Document] = []
     warnings: list[str] = []
     for number, slide in enumerate(deck.slides, start=1):

@@ -102,7 +102,10 @@ def load_xlsx(path: str, data: bytes, limit: int | None = None) -> tuple[list[Do
         book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises KeyError, InvalidFileException, lxml errors, ...
         raise LoaderError(path, f"not a readable XLSX file: {type(exc).__name__}: {exc}") from exc
-    title = (book.properties.title or "").strip() if book.properties else ""
+    try:
+        title = (book.properties.title or "").strip() if book.properties else ""
+    except Exception:  # a damaged docProps/core.xml must not cost the whole file
+        title = ""
     title = title or Path(path).stem
     docs: list[Document] = []
     warnings: list[str] = []

@@ -4,6 +4,7 @@ and a clear per-file error for every kind of bad file. The tests build their own
 from __future__ import annotations
 
 import io
+import random
 import zipfile
 from pathlib import Path
 
@@ -284,3 +285,22 @@ def test_a_zip_is_not_read_past_a_member_it_does_not_need(tmp_path: Path) -> Non
     path = tmp_path / "extra.docx"
     path.write_bytes(buf.getvalue())
     assert len(load_file(path).documents) == 7
+
+
+@pytest.mark.parametrize(
+    "suffix,make",
+    [(".docx", make_docx), (".pptx", make_pptx), (".xlsx", make_xlsx), (".epub", make_epub)],
+)
+def test_damaged_bytes_load_or_fail_with_a_loader_error(tmp_path: Path, suffix: str, make) -> None:
+    """Bytes flipped anywhere (headers, compressed data, XML): documents or a LoaderError,
+    never another exception (a late zipfile NotImplementedError once escaped)."""
+    good = make(tmp_path / f"good{suffix}").read_bytes()
+    rng = random.Random(7)
+    for _ in range(15):
+        data = bytearray(good)
+        for _ in range(rng.randint(1, 20)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        try:
+            load_bytes(Path(f"damaged{suffix}"), bytes(data), max_bytes=10**7)
+        except LoaderError as exc:
+            assert exc.path == f"damaged{suffix}"
