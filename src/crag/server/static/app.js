@@ -571,6 +571,8 @@ async function loadDocuments() {
   }
   const data = await response.json();
   list.textContent = "";
+  const option = [...$("collection").options].find((o) => o.value === data.collection);
+  if (option) option.textContent = `${data.collection} (${data.chunks} chunk${data.chunks === 1 ? "" : "s"})`;
   $("docs-summary").textContent =
     `${data.total} source${data.total === 1 ? "" : "s"}, ${data.chunks} chunk${data.chunks === 1 ? "" : "s"} in “${data.collection}”`;
   for (const s of data.sources) {
