@@ -97,7 +97,7 @@ def test_eval_in_process_both_modes_resume_and_report(
     assert by[("gg-architect", "crag")]["gold_in_context"] is False  # unanswerable
     assert all(r["verdict"] for r in records if r["mode"] == "crag")
     assert all(r["verdict"] is None for r in records if r["mode"] == "rag")
-    assert all(r["trace"]["calls"] for r in records if r["mode"] == "crag")  # grader calls
+    assert all(r["trace"]["evaluations"] for r in records if r["mode"] == "crag")  # judged
 
     modes = summarize(records, ["rag", "crag"])
     for mode in ("rag", "crag"):
