@@ -395,9 +395,9 @@ class GenerateSettings(BaseModel):
         ge=0,
         le=1,
         description=(
-            "P(yes) the verification must reach; default: the generator model's measured lower "
-            "judge threshold (qwen2.5-coder-1.5b: 0.62), 0.5 for a model never measured; "
-            "0.88 (its upper one) refuses more near misses and more right answers."
+            "P(yes) the verification must reach; default 0.5 (yes more likely than no). "
+            "Stricter: 0.62 or 0.88 (the packaged 1.5B model's measured judge thresholds) "
+            "refuse more near misses and more right answers (docs/benchmarks.md)."
         ),
     )
     temperature: float = Field(0.0, ge=0, le=2)

@@ -175,19 +175,17 @@ def make_policy(settings: Settings) -> Any:
 
 
 def verify_cut(settings: Settings) -> float:
-    """The answer check's P(yes) cut: set, else the generator model's measured lower judge
-    threshold (the score 90 % of answer-bearing pairs reach, bench/evaluator.py: it keeps
-    right answers and refuses what the model doubts), else 0.5 (yes more likely than no).
+    """The answer check's P(yes) cut: `generate.verify_cut` when set, else 0.5 — the model
+    says yes more than no.
 
-    The strict choice is the measured upper threshold (0.88 for the packaged 1.5B model): on
-    40 held-out SQuAD questions, half of them near misses, it refused every near miss but
-    answered only 3 of 15 answerable questions right (docs/benchmarks.md)."""
+    Stricter cuts are the generator model's measured judge thresholds (bench/evaluator.py;
+    0.62 / 0.88 for the packaged 1.5B model). On held-out SQuAD questions, half of them near
+    misses, 0.88 refused every near miss but answered only 3 of 15 answerable questions right,
+    and 0.62 refused the right answer of the web-injection test (P(yes) 0.59); 0.5 answered
+    40 % right with 30 % of near misses answered wrongly (docs/benchmarks.md)."""
     if settings.generate.verify_cut is not None:
         return settings.generate.verify_cut
-    from crag.grading.thresholds import JUDGE_THRESHOLDS
-
-    measured = JUDGE_THRESHOLDS.get(settings.llm.generator.model.lower())
-    return measured[1] if measured else 0.5
+    return 0.5
 
 
 def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline:
