@@ -33,7 +33,10 @@ class RedactingFilter(logging.Filter):
             message = record.getMessage()
         except Exception:  # a bad format string: let the handler report it as usual
             return True
-        record.msg, record.args = redact(message), None
+        if redact(message) != message:
+            # Only a record that holds a secret is rewritten; the others keep their args,
+            # which some formatters read (uvicorn's access log unpacks them).
+            record.msg, record.args = redact(message), None
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:

@@ -34,7 +34,7 @@ def _done(db: Path) -> int:
 
 def test_ctrl_c_on_ingest_cancels_cleanly(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
-    for i in range(20):
+    for i in range(120):  # long enough that the signal lands mid-ingest on a quiet machine
         write(docs / f"f{i:02}.txt", f"File {i} mentions marker{i} in sentence {i}. " * 60)
     data = tmp_path / "data"
     env = {
