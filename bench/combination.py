@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from bench.common import console, print_table, roc_auc, write_results
+from crag.grading.evidence import logit
 
 PACKAGED = Path(__file__).resolve().parents[1] / "src/crag/models/data/crag-evaluator"
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
@@ -112,16 +113,11 @@ def mine(name: str, part: str, n: int, data_dir: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def _logit(p: float) -> float:
-    p = min(max(p, 1e-4), 1 - 1e-4)
-    return math.log(p / (1 - p))
-
-
 def _pairs(rows: list[dict[str, Any]], embedding: str | None) -> tuple[np.ndarray, np.ndarray]:
     x, y = [], []
     for r in rows:
         for i in range(len(r["ce"])):
-            feats = [_logit(r["ce"][i]), r["lex"][i]]
+            feats = [logit(r["ce"][i]), r["lex"][i]]
             if embedding:
                 feats.insert(1, r[embedding][i])
             x.append(feats)

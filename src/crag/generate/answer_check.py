@@ -66,20 +66,16 @@ def cite(sentence: str, n: int) -> str:
     return close_gaps(f"{body} [{n}]{stop.group(1) if stop else ''}")
 
 
-def _evidence_score(strips: list[Strip], source: Source, short: str) -> float:
-    """Best score among the source's strips that hold the short answer (all its strips if
-    none holds it as a span); NaN when none was scored."""
+def _holding(strips: list[Strip], source: Source, short: str) -> list[Strip]:
+    """The source's strips that hold the short answer as a span (all of them if none does)."""
     own = [s for s in strips if s.chunk.id == source.chunk.id]
-    holding = [s for s in own if find_in_sources(short, {0: s.text})] or own
-    known = [s.score for s in holding if not math.isnan(s.score)]
+    return [s for s in own if find_in_sources(short, {0: s.text})] or own
+
+
+def _best_score(strips: list[Strip]) -> float:
+    """Best known score among `strips`; NaN when none was scored."""
+    known = [s.score for s in strips if not math.isnan(s.score)]
     return max(known) if known else math.nan
-
-
-def _evidence_text(strips: list[Strip], source: Source, short: str) -> str:
-    """The source's strips that hold the short answer (the whole source if none does)."""
-    own = [s.text for s in strips if s.chunk.id == source.chunk.id]
-    holding = [t for t in own if find_in_sources(short, {0: t})]
-    return " … ".join(holding) if holding else source.text
 
 
 def check_answer(
@@ -154,16 +150,15 @@ def check_answer(
             kept.remove(sentence)
     if evidence_floor is not None and out.evidence is not None:
         source = next(s for s in sources if s.n == out.evidence)
+        evidence = _holding(strips, source, out.short)
         if verify is not None:
-            p = verify(question, out.short, _evidence_text(strips, source, out.short))
+            text = " … ".join(s.text for s in evidence) or source.text
+            p = verify(question, out.short, text)
             notes.append(f"verified {out.short!r} against [{out.evidence}]: P(yes) {p:.2f}")
             if not math.isnan(p) and p < verify_cut:
                 out.reason = "the passage that holds the answer does not state it as the answer"
                 return out
-            score = math.nan
-        else:
-            score = _evidence_score(strips, source, out.short)
-        if not math.isnan(score) and score < evidence_floor:
+        elif (score := _best_score(evidence)) < evidence_floor:  # NaN compares False
             out.reason = "the passage that holds the answer is not about the question"
             notes.append(
                 f"the evidence for {out.short!r} in [{out.evidence}] scored {score:.2f}, below "
