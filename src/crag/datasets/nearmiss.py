@@ -25,6 +25,7 @@ from pathlib import Path
 
 from crag.datasets.items import EvalItem
 from crag.datasets.squad import squad_unit_id
+from crag.datasets.text import write_if_changed
 from crag.errors import CragError
 
 __all__ = ["NEAR_MISS", "NearMiss", "choose_near_miss", "withhold_kb"]
@@ -135,10 +136,6 @@ def withhold_kb(files: list[Path], withheld: frozenset[str], work_dir: Path) -> 
                 f"--near-miss withholds SQuAD paragraphs or JSONL passages; {path} is neither"
             )
         target = work_dir / name
-        if not target.is_file() or target.read_text(encoding="utf-8") != body:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_suffix(".tmp")
-            tmp.write_text(body, encoding="utf-8")
-            tmp.replace(target)
+        write_if_changed(target, body)
         out.append(target)
     return out

@@ -27,6 +27,7 @@ from pathlib import Path
 from crag.config import EmbeddingSettings, KeywordSettings, Settings
 from crag.datasets import EvalItem
 from crag.datasets.splits import nq_part
+from crag.datasets.text import write_if_changed
 from crag.errors import CragError
 
 __all__ = [
@@ -118,10 +119,6 @@ def split_kb(files: list[Path], work_dir: Path) -> list[Path]:
                 kept.append(line)
         target = work_dir / f"{name.rsplit('.', 1)[0]}.kb.jsonl"
         body = "\n".join(kept) + "\n"
-        if not target.is_file() or target.read_text(encoding="utf-8") != body:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_suffix(".tmp")
-            tmp.write_text(body, encoding="utf-8")
-            tmp.replace(target)
+        write_if_changed(target, body)
         out.append(target)
     return out
