@@ -14,7 +14,14 @@ from typing import Annotated
 
 import typer
 
-from crag.cli.common import CollectionOpt, collection_settings, console, err, friendly
+from crag.cli.common import (
+    CollectionOpt,
+    WhereOpt,
+    collection_settings,
+    console,
+    err,
+    friendly,
+)
 from crag.cli.render import _print_answer, _print_trace
 from crag.errors import CragError
 from crag.limits import check_question
@@ -42,11 +49,14 @@ def ask(
     trace: Annotated[bool, typer.Option("--trace", help="Show scores, strips, calls.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print answer + trace as JSON.")] = False,
     stream: Annotated[bool, typer.Option("--stream", help="Print events and tokens live.")] = False,
+    where: WhereOpt = None,
     collection: CollectionOpt = None,
 ) -> None:
     """Answer a question from the indexed documents, citing every claim."""
+    from crag.index.filters import parse_filter
     from crag.index.store import Index
     from crag.pipeline import build_pipeline
+    from crag.pipeline.filtered import filtered
 
     settings = collection_settings(collection)
     question = check_question(question, settings.server.max_question_chars)
@@ -57,13 +67,14 @@ def ask(
         if reflect not in ("auto", "always"):
             raise CragError(f"--reflect {reflect!r}: use auto or always")
         settings.pipeline.reflect = reflect  # type: ignore[assignment]
+    flt = parse_filter(where)
     index = Index.open(settings)
     try:
         if index.count() == 0:
             raise CragError(
                 f"collection {settings.collection!r} is empty; `crag ingest PATH` first"
             )
-        pipeline = build_pipeline(settings, index)
+        pipeline = filtered(build_pipeline(settings, index), flt)
         if stream and not as_json:
             answer: Answer | None = None
             streamed: list[str] = []

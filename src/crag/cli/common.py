@@ -24,6 +24,7 @@ from crag.redact import redact
 __all__ = [
     "CollectionOpt",
     "RichProgress",
+    "WhereOpt",
     "collection_settings",
     "console",
     "err",
@@ -36,6 +37,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 CollectionOpt = Annotated[
     str | None, typer.Option("--collection", "-c", help="Collection name (CRAG_COLLECTION).")
+]
+WhereOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--where",
+        help="Only chunks whose metadata matches, e.g. 'type=pdf', 'year>=2024', "
+        "'lang in en,tr'; repeat to require several (docs/filters.md).",
+    ),
 ]
 
 

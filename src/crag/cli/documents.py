@@ -18,7 +18,15 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from crag.cli.common import CollectionOpt, RichProgress, collection_settings, console, err, friendly
+from crag.cli.common import (
+    CollectionOpt,
+    RichProgress,
+    WhereOpt,
+    collection_settings,
+    console,
+    err,
+    friendly,
+)
 from crag.errors import CragError
 
 __all__ = ["ingest", "register", "remove", "search", "sources"]
@@ -45,15 +53,23 @@ def ingest(
     delete: Annotated[
         bool, typer.Option("--delete", help="Remove these sources instead of adding them.")
     ] = False,
+    tag: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--tag", help="KEY=VALUE metadata for every chunk (filter with --where); repeatable."
+        ),
+    ] = None,
     collection: CollectionOpt = None,
 ) -> None:
     """Index files and folders: SQuAD JSON, JSONL, PDF, HTML, Markdown, text (.gz too)."""
     from crag.index.store import Index
     from crag.ingest.ingestor import Ingestor
+    from crag.ingest.metadata import parse_tags
 
     settings = collection_settings(collection)
+    tags = parse_tags(tag)
     index = Index.open(settings)
-    ingestor = Ingestor(index, settings.ingest)
+    ingestor = Ingestor(index, settings.ingest, tags=tags)
     if delete:
         report = ingestor.remove(paths)
         _print_report(report, "removed")
@@ -105,9 +121,11 @@ def search(
     mode: Annotated[str | None, typer.Option(help="bm25 | dense | hybrid")] = None,
     fusion: Annotated[str | None, typer.Option(help="rrf | weighted")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    where: WhereOpt = None,
     collection: CollectionOpt = None,
 ) -> None:
     """Search the index (hybrid BM25 + dense by default), reranked when a reranker is set."""
+    from crag.index.filters import parse_filter
     from crag.index.retriever import HybridRetriever
     from crag.index.store import Index
     from crag.models.reranker import make_reranker, rerank
@@ -117,10 +135,11 @@ def search(
         raise CragError(f"--mode {mode!r}: use bm25, dense or hybrid")
     if fusion not in (None, "rrf", "weighted"):
         raise CragError(f"--fusion {fusion!r}: use rrf or weighted")
+    flt = parse_filter(where)
     index = Index.open(settings)
     retriever = HybridRetriever(index, settings.retrieval)
     k = k or settings.retrieval.top_k
-    hits = retriever.search(query, k, mode=mode, fusion=fusion)  # type: ignore[arg-type]
+    hits = retriever.search(query, k, mode=mode, fusion=fusion, where=flt)  # type: ignore[arg-type]
     hits = rerank(make_reranker(settings.rerank.model), query, hits, k, settings.rerank.weight)
     if as_json:
         out = [
@@ -136,6 +155,7 @@ def search(
                 "start": h.chunk.start,
                 "end": h.chunk.end,
                 "text": h.chunk.text,
+                "metadata": h.chunk.metadata,
             }
             for i, h in enumerate(hits, start=1)
         ]

@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 from crag.errors import IndexCorruptError
 from crag.index.analyzer import Analyzer
+from crag.index.filters import Filter, sqlite_where
 from crag.types import Chunk
 
 __all__ = ["Catalog", "SourceInfo"]
@@ -243,15 +244,21 @@ class Catalog:
             db.execute("UPDATE sources SET chunks=0 WHERE source=?", (source,))
 
     # -- keyword search -----------------------------------------------------------------
-    def keyword_search(self, query: str, limit: int) -> list[tuple[str, float]]:
-        """(chunk id, BM25 score) best first; FTS5's bm25() is negated so higher is better."""
+    def keyword_search(
+        self, query: str, limit: int, where: Filter | None = None
+    ) -> list[tuple[str, float]]:
+        """(chunk id, BM25 score) best first; FTS5's bm25() is negated so higher is better.
+
+        `where` is applied in the same query (before LIMIT), so k matching chunks come back
+        whenever k exist, however few of the collection match."""
         expr = self.analyzer.match_query(query)
         if expr is None:
             return []
+        cond, args = sqlite_where(where)
         rows = self._db.execute(
             "SELECT chunks.id, -bm25(fts) AS score FROM fts "
             "JOIN chunks ON chunks.rowid = fts.rowid "
-            "WHERE fts MATCH ? ORDER BY bm25(fts) LIMIT ?",
-            (expr, limit),
+            f"WHERE fts MATCH ? AND {cond} ORDER BY bm25(fts) LIMIT ?",
+            (expr, *args, limit),
         ).fetchall()
         return [(cid, float(score)) for cid, score in rows]

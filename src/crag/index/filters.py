@@ -40,6 +40,7 @@ __all__ = [
     "Scalar",
     "chroma_key",
     "chroma_where",
+    "condition",
     "parse_filter",
     "parse_value",
     "sqlite_where",
@@ -60,6 +61,7 @@ _INT = re.compile(r"[+-]?\d{1,18}")
 _FLOAT = re.compile(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?")
 _RANGE = ("<", "<=", ">", ">=")
+_OPS = ("=", "!=", "<", "<=", ">", ">=", "in")
 
 
 class FilterError(CragError):
@@ -134,9 +136,6 @@ def _parse_condition(expr: str) -> Condition:
             f"filter {expr!r}: expected FIELD OP VALUE with OP one of = != < <= > >= in "
             "(e.g. type=pdf, year>=2024, lang in en,tr)"
         )
-    field = m.group("field")
-    if not _FIELD.fullmatch(field):
-        raise FilterError(f"filter {expr!r}: field {field!r} must be letters, digits, _ . -")
     where = f"filter {expr!r}"
     if m.group("in"):
         parts = _split_list(m.group("value"))
@@ -145,14 +144,36 @@ def _parse_condition(expr: str) -> Condition:
         values = tuple(parse_value(p, field=where) for p in parts)
         if len({_kind(v) for v in values}) > 1:
             values = tuple(p.strip().strip("'\"") for p in parts)  # mixed: compare as text
-        return Condition(field, "in", values)
-    op: Op = m.group("op")  # type: ignore[assignment]
+        return condition(m.group("field"), "in", values, where=where)
     value = parse_value(m.group("value"), field=where)
+    return condition(m.group("field"), m.group("op"), value, where=where)
+
+
+def condition(field: str, op: str, value: Any, *, where: str = "filter") -> Condition:
+    """A checked `Condition` from already typed parts (a JSON request's `{field, op, value}`):
+    the field name, the operator and the value's type for it are validated here, so every
+    way into a filter obeys the same rules. A string value of a comparison is typed like a
+    parsed one (`"2024-06-01"` becomes a date)."""
+    if not _FIELD.fullmatch(field):
+        raise FilterError(f"{where}: field {field!r} must be letters, digits, _ . - (max 64)")
+    if op not in _OPS:
+        raise FilterError(f"{where}: operator {op!r}; use one of {' '.join(_OPS)}")
+    if op == "in":
+        values = tuple(value) if isinstance(value, list | tuple) else (value,)
+        if not values or any(not isinstance(v, Scalar) for v in values):
+            raise FilterError(f"{where}: `in` needs a non-empty list of strings or numbers")
+        if len({_kind(v) for v in values}) > 1:
+            raise FilterError(f"{where}: `in` values must all be numbers or all strings")
+        return Condition(field, "in", values)
+    if isinstance(value, str) and op in _RANGE:
+        value = parse_value(value, field=where)
+    if not isinstance(value, Scalar):
+        raise FilterError(f"{where}: value must be a string, number or boolean")
     if op in _RANGE and (isinstance(value, bool) or not isinstance(value, int | float)):
         raise FilterError(
             f"{where}: {op} compares numbers or dates (YYYY-MM-DD) only, got {value!r}"
         )
-    return Condition(field, op, value)
+    return Condition(field, op, value)  # type: ignore[arg-type]
 
 
 def _split_list(text: str) -> list[str]:

@@ -211,6 +211,9 @@ class Index:
         self.catalog.mark(sources, "pending")
         if fresh:
             self.vectors.upsert(fresh, embeddings)
+        retagged = self._metadata_changed(items, old)
+        if retagged:  # same text, other metadata (new --tag): the vector stays, its fields not
+            self.vectors.update_metadata(retagged)
         stale: list[str] = []
         for it in items:
             self.catalog.replace_source(it.source, it.sha256, it.chunks)
@@ -219,6 +222,20 @@ class Index:
             self.vectors.delete(stale)
         self.catalog.mark(sources, "done")
         return len(fresh)
+
+    def _metadata_changed(
+        self, items: Sequence[PreparedSource], old: dict[str, set[str]]
+    ) -> list[Chunk]:
+        """Kept chunks (same id) whose title, URL or metadata differ from the catalog's, so
+        metadata filters on the vectors see what the catalog holds."""
+        kept = [c for it in items for c in it.chunks if c.id in old[it.source]]
+        before = self.catalog.get_chunks([c.id for c in kept]) if kept else {}
+        return [
+            c
+            for c in kept
+            if (b := before.get(c.id)) is not None
+            and (b.metadata, b.title, b.url) != (c.metadata, c.title, c.url)
+        ]
 
     def remove(self, source: str) -> int:
         """Drop a source from both stores; returns the number of chunks removed."""

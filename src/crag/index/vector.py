@@ -16,6 +16,7 @@ from urllib.parse import urlparse
 import numpy as np
 
 from crag.errors import ConfigError, CragError
+from crag.index.filters import Filter, chroma_where
 from crag.types import Chunk
 
 __all__ = ["ChromaVectorStore", "VectorStore", "chroma_client"]
@@ -24,8 +25,10 @@ log = logging.getLogger(__name__)
 
 
 class VectorStore(Protocol):
-    def query(self, embedding: np.ndarray, limit: int) -> list[tuple[str, float]]:
-        """(chunk id, cosine similarity) best first."""
+    def query(
+        self, embedding: np.ndarray, limit: int, where: Filter | None = None
+    ) -> list[tuple[str, float]]:
+        """(chunk id, cosine similarity) best first, among the chunks `where` matches."""
         ...
 
 
@@ -128,18 +131,32 @@ class ChromaVectorStore:
             found.update(self._collection.get(ids=ids[i : i + self._max_batch], include=[])["ids"])
         return found
 
-    def query(self, embedding: np.ndarray, limit: int) -> list[tuple[str, float]]:
+    def query(
+        self, embedding: np.ndarray, limit: int, where: Filter | None = None
+    ) -> list[tuple[str, float]]:
+        """Nearest chunks; `where` goes to Chroma's own `where` so it filters before the
+        top-k is cut (a post-filter would return fewer than k for a selective filter)."""
         n = min(limit, self.count())
         if n == 0:
             return []
         res = self._collection.query(
             query_embeddings=[np.asarray(embedding, dtype=np.float32)],
             n_results=n,
+            where=chroma_where(where),
             include=["distances"],
         )
         return [
             (cid, 1.0 - float(d)) for cid, d in zip(res["ids"][0], res["distances"][0], strict=True)
         ]
+
+    def update_metadata(self, chunks: Sequence[Chunk]) -> None:
+        """Rewrite the stored metadata of chunks whose text (and so vector) is unchanged, e.g.
+        when a file is ingested again with other `--tag`s."""
+        for i in range(0, len(chunks), self._max_batch):
+            part = chunks[i : i + self._max_batch]
+            self._collection.update(
+                ids=[c.id for c in part], metadatas=[_metadata(c) for c in part]
+            )
 
     def drop(self) -> None:
         self.client.delete_collection(self.name)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -24,6 +24,7 @@ from crag.errors import LoaderError
 from crag.index.store import Index, PreparedSource
 from crag.ingest.chunking import Chunker
 from crag.ingest.loaders import is_supported, load_bytes
+from crag.ingest.metadata import Tags, source_metadata, tagged_digest, with_metadata
 
 __all__ = ["IngestProgress", "IngestReport", "Ingestor", "source_key"]
 
@@ -80,10 +81,13 @@ class Ingestor:
         lock_wait: float = 0.0,
         cancelled: Callable[[], bool] | None = None,
         on_lock_wait: Callable[[], None] | None = None,
+        tags: Mapping[str, object] | None = None,
     ) -> None:
         """`lock_wait`: seconds to wait for the writer lock when another process holds it
-        (`on_lock_wait` is told once; `cancelled()` ends the wait), instead of failing."""
+        (`on_lock_wait` is told once; `cancelled()` ends the wait), instead of failing.
+        `tags`: metadata given to every chunk of what this ingestor writes (`--tag k=v`)."""
         self.index = index
+        self.tags: Tags = dict(tags or {})  # type: ignore[arg-type]
         self.lock_wait = lock_wait
         self._cancelled = cancelled
         self._on_lock_wait = on_lock_wait
@@ -167,7 +171,8 @@ class Ingestor:
         self, path: Path, key: str, shown: str, report: IngestReport
     ) -> PreparedSource | None:
         try:
-            size = path.stat().st_size
+            stat = path.stat()
+            size = stat.st_size
             if size > self.settings.max_file_mb * 1e6:
                 raise LoaderError(
                     shown,
@@ -175,12 +180,36 @@ class Ingestor:
                     f"{self.settings.max_file_mb:g}",
                 )
             data = path.read_bytes()
-            digest = hashlib.sha256(data).hexdigest()
+        except LoaderError as exc:
+            report.failed.append((shown, exc.reason))
+            return None
+        except OSError as exc:
+            report.failed.append((shown, f"cannot read: {exc.strerror or exc}"))
+            return None
+        return self.prepare_bytes(
+            data, key, shown, report, source_metadata(key, modified=stat.st_mtime)
+        )
+
+    def prepare_bytes(
+        self,
+        data: bytes,
+        key: str,
+        shown: str,
+        report: IngestReport,
+        base: Mapping[str, object],
+        *,
+        load_as: str | None = None,
+    ) -> PreparedSource | None:
+        """Load, tag and chunk bytes already read (a file, a fetched page) as source `key`;
+        None when unchanged or failed (recorded in `report`). `load_as` picks the loader by
+        its suffix when `key` (a URL) has none."""
+        try:
+            digest = tagged_digest(hashlib.sha256(data).hexdigest(), self.tags)
             if not self.index.needs_update(key, digest):
                 report.unchanged.append(key)
                 return None
             loaded = load_bytes(
-                Path(key),
+                Path(load_as or key),
                 data,
                 detect_encoding=self.settings.detect_encoding,
                 max_bytes=int(self.settings.max_file_mb * 1e6),
@@ -193,7 +222,7 @@ class Ingestor:
             report.failed.append((shown, f"cannot read: {exc.strerror or exc}"))
             return None
         report.warnings.extend(loaded.warnings)
-        chunks = self.chunker.split_all(loaded.documents)
+        chunks = self.chunker.split_all(with_metadata(loaded.documents, base, self.tags))
         if not chunks:
             report.failed.append((shown, "no text to index after chunking"))
             return None

@@ -24,7 +24,16 @@ from crag.server.auth import load_keys
 from crag.server.collections import Collections
 from crag.server.errors import BodyLimit, install_error_handlers
 from crag.server.jobs import JobRunner
-from crag.server.routes import ask, chat, chunks, collections, documents, health, page
+from crag.server.routes import (
+    ask,
+    chat,
+    chunks,
+    collections,
+    documents,
+    health,
+    page,
+    search,
+)
 from crag.server.runtime import Runtime
 
 __all__ = ["create_app"]
@@ -128,6 +137,6 @@ def create_app(
         json_limit=settings.server.max_body_kb * 1024,
         upload_limit=int(settings.server.max_upload_mb * 1e6),
     )
-    for module in (health, ask, chat, documents, chunks, collections, page):
+    for module in (health, ask, search, chat, documents, chunks, collections, page):
         app.include_router(module.router)
     return app

@@ -24,7 +24,11 @@ __all__ = [
     "CollectionIn",
     "CollectionOut",
     "CollectionsOut",
+    "ConditionIn",
+    "HitOut",
     "JobOut",
+    "SearchRequest",
+    "SearchResponse",
     "SourceOut",
     "SourcesOut",
     "TurnIn",
@@ -39,6 +43,33 @@ class AskOptions(BaseModel):
         None, ge=1, le=20, description="Chunks kept after reranking and judged (rerank.top_k)."
     )
     trace: bool = Field(True, description="Include the trace (scores, strips, model calls).")
+
+
+class ConditionIn(BaseModel):
+    """One metadata condition (all of a request's must hold; docs/filters.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    field: str = Field(
+        pattern=r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$",
+        description="source (or path), title, url, or a metadata key: type, modified, a "
+        "JSONL field, a tag given at ingest.",
+        examples=["type", "year"],
+    )
+    op: Literal["=", "!=", "<", "<=", ">", ">=", "in"] = "="
+    value: str | int | float | bool | list[str] | list[int | float] = Field(
+        description="Typed: a number compares as a number; a date string (YYYY-MM-DD) with "
+        "a comparison as seconds since the epoch; a list for `in`.",
+        examples=["pdf", 2024],
+    )
+
+
+Where = list[ConditionIn | str]
+WHERE_DOC = (
+    "Only chunks whose metadata matches every condition, applied inside both keyword and "
+    "vector search: objects `{field, op, value}` or expressions like 'type=pdf', "
+    "'year>=2024', 'lang in en,tr'."
+)
 
 
 class TurnIn(BaseModel):
@@ -61,6 +92,7 @@ class AskRequest(BaseModel):
         False, description="Server-sent events: node events, then tokens, then the answer."
     )
     options: AskOptions = Field(default_factory=AskOptions)
+    where: Where = Field(default_factory=list, max_length=20, description=WHERE_DOC)
     collection: str | None = Field(
         None,
         description="The collection to answer from (default: ?collection=, the "
@@ -111,6 +143,32 @@ class ChunkOut(BaseModel):
     url: str = ""
     metadata: dict[str, Any] = Field(default_factory=dict)
     cite: str = Field(description="file › title › unit, chars a-b (as citations label it)")
+
+
+class SearchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(min_length=1, max_length=4000)
+    k: int | None = Field(None, ge=1, le=100, description="Results (retrieval.top_k).")
+    mode: Literal["bm25", "dense", "hybrid"] | None = None
+    fusion: Literal["rrf", "weighted"] | None = None
+    rerank: bool = Field(True, description="Rerank with the server's reranker, if it has one.")
+    where: Where = Field(default_factory=list, max_length=20, description=WHERE_DOC)
+    collection: str | None = Field(None, description="Default: the server's collection.")
+
+
+class HitOut(BaseModel):
+    rank: int
+    score: float
+    scores: dict[str, float]
+    chunk: ChunkOut
+
+
+class SearchResponse(BaseModel):
+    query: str
+    collection: str
+    where: str = Field(description="The filter as applied ('' for none).")
+    hits: list[HitOut]
 
 
 class CollectionIn(BaseModel):

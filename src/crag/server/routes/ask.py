@@ -17,8 +17,10 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
 
 from crag.followup import Turn, ask_followup, followups_for, stream_followup
+from crag.pipeline.filtered import filtered
 from crag.server.deps import RuntimeDep, require_key
 from crag.server.errors import Conflict, error_response
+from crag.server.routes.search import filter_of
 from crag.server.runtime import Runtime
 from crag.server.schemas import AskRequest, AskResponse
 from crag.server.sse import PING, event, jsonable
@@ -114,7 +116,8 @@ async def ask(request: Request, body: AskRequest, rt: RuntimeDep) -> Any:
     if body.collection and rt.collections is not None:
         rt = await asyncio.to_thread(rt.collections.get, body.collection)
     question = checked_question(body.question, rt)
-    pipeline = rt.pipeline_for(body.options.top_k, body.options.rerank_k)
+    where = filter_of(body.where)
+    pipeline = filtered(rt.pipeline_for(body.options.top_k, body.options.rerank_k), where)
     await asyncio.to_thread(ensure_not_empty, rt)
     history = [Turn(t.question, t.answer) for t in body.history]
     followups = followups_for(pipeline)

@@ -1,0 +1,82 @@
+"""Source metadata every chunk carries, so searches can be filtered by it (`--where`).
+
+A chunk's metadata is, lowest priority first:
+
+1. what crag knows about the source: `type` (the loader's format: `pdf`, `docx`, `html`, ...;
+   the inner one for `.json.gz`), `modified` (the file's mtime, seconds since the epoch, UTC;
+   `--where 'modified>=2024-06-01'` compares it) and, for a page fetched by URL, `site`;
+2. what the loader found (JSONL fields, page and slide numbers, sheet and rows);
+3. the user's tags given at ingest (`crag ingest --tag year=2024 --tag team=ops`), typed as
+   filter values are (`2024` a number, `'2024'` a string).
+
+Path, title and URL are the chunk's own columns (`source`/`path`, `title`, `url` in filters).
+
+Tags take part in a source's digest: the same file ingested again with other tags is
+rewritten (its chunks keep their vectors; only their metadata changes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from pathlib import PurePath
+from typing import Any
+
+from crag.errors import CragError
+from crag.index.filters import Scalar, parse_filter, parse_value
+from crag.ingest.compressed import COMPRESSED
+from crag.types import Document
+
+__all__ = ["Tags", "file_type", "parse_tags", "source_metadata", "tagged_digest", "with_metadata"]
+
+Tags = dict[str, Scalar]
+_RESERVED = {"source", "path", "title", "url"}
+
+
+def parse_tags(items: Iterable[str] | None) -> Tags:
+    """`["year=2024", "team=ops"]` -> `{"year": 2024, "team": "ops"}`; a clear error names the
+    bad one."""
+    tags: Tags = {}
+    for item in items or ():
+        if "=" not in item:
+            raise CragError(f"--tag {item!r}: expected KEY=VALUE, e.g. --tag year=2024")
+        key, _, raw = item.partition("=")
+        key = key.strip()
+        if key in _RESERVED:
+            raise CragError(f"--tag {item!r}: {key!r} is a chunk column; pick another name")
+        parse_filter([f"{key}=x"])  # the same field rules as filters (raises FilterError)
+        tags[key] = parse_value(raw, field=f"--tag {item!r}") if raw.strip() else ""
+    return tags
+
+
+def file_type(name: str) -> str:
+    """The format name of a file as the loaders see it: `report.PDF` -> `pdf`,
+    `squad.json.gz` -> `json`."""
+    suffixes = [s.lower() for s in PurePath(name).suffixes]
+    if suffixes and suffixes[-1] in COMPRESSED:
+        suffixes = suffixes[:-1]
+    return suffixes[-1].lstrip(".") if suffixes else ""
+
+
+def source_metadata(name: str, *, modified: float | None = None, **extra: Scalar) -> Tags:
+    """crag's own fields for one source (priority 1 above)."""
+    meta: Tags = {"type": file_type(name)}
+    if modified is not None:
+        meta["modified"] = round(float(modified), 3)
+    meta.update({k: v for k, v in extra.items() if v not in (None, "")})
+    return meta
+
+
+def with_metadata(docs: Iterable[Document], base: Mapping[str, Any], tags: Mapping[str, Any]):
+    """The documents with `base` under and `tags` over their own metadata."""
+    return [replace(d, metadata={**base, **d.metadata, **tags}) for d in docs]
+
+
+def tagged_digest(digest: str, tags: Mapping[str, Any]) -> str:
+    """The digest stored for a source: the content's, changed by its tags (if any)."""
+    if not tags:
+        return digest
+    blob = json.dumps(dict(tags), sort_keys=True, ensure_ascii=False).encode()
+    return hashlib.sha256(digest.encode() + b"\0tags\0" + blob).hexdigest()
