@@ -107,13 +107,12 @@ def _kb_file(passages: Path, data_dir: Path) -> Path:
 
 def _record(answer: Any, golds: list[str], gold_id: str) -> dict[str, Any]:
     t = answer.trace
-    web = t.web or {}
+    web = t.web
     return {
         # where the gold passage got to: explains a miss (retrieval, search or generation)
-        "gold_reranked": any(f"› {gold_id} chars" in h["cite"] for h in t.reranked),
-        "gold_in_web_results": any(
-            r["url"].endswith(f"/page/{gold_id}") for r in web.get("results", [])
-        ),
+        "gold_reranked": any(f"› {gold_id} chars" in h.cite for h in t.reranked),
+        "gold_in_web_results": web is not None
+        and any(r.url.endswith(f"/page/{gold_id}") for r in web.results),
         "answer": answer.text,
         "refused": answer.refused,
         "correct": (not answer.refused) and contains_gold(answer.text, golds),
@@ -121,9 +120,9 @@ def _record(answer: Any, golds: list[str], gold_id: str) -> dict[str, Any]:
         "verdict": answer.verdict.value if answer.verdict else None,
         "citations": [{"n": c.n, "origin": c.origin, "label": c.label} for c in answer.citations],
         "web_query": t.web_query,
-        "web_error": web.get("error"),
-        "web_pages_read": sum(p.get("status") == "read" for p in web.get("pages", [])),
-        "web_strips_kept": sum(s.get("kept", False) for s in web.get("strips", [])),
+        "web_error": (web.error or None) if web else None,
+        "web_pages_read": sum(p.status == "read" for p in web.pages) if web else 0,
+        "web_strips_kept": sum(s.kept for s in web.strips) if web else 0,
         "total_ms": round(t.total_ms),
         "model_calls": len(t.calls),
     }

@@ -38,6 +38,7 @@ import httpx
 
 from bench.common import console, machine_info, percentile, print_table, write_results
 from crag.modes import Mode
+from crag.server.schemas import AskResponse
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "examples" / "sample"
@@ -96,7 +97,8 @@ def _client(base: str, mode: str, deadline: float, offset: int, phase: Phase) ->
                 r = http.post("/v1/ask", json={"question": question, "mode": mode})
                 status = r.status_code
                 if status == 200:
-                    service = r.json()["trace"]["total_ms"] / 1000
+                    trace = AskResponse.model_validate(r.json()).trace
+                    service = trace.total_ms / 1000 if trace else None
             except httpx.HTTPError:
                 status = -1
             phase.results.append((started, time.time() - started, status, service))

@@ -55,7 +55,7 @@ def score(q: SelfRagQuestion, answer: Any) -> dict[str, Any]:
 
     t = answer.trace
     contained = contains_answer(answer.text, q.answers, q.language) if q.answers else False
-    reflection = t.reflection or {}
+    reflection = t.reflection
     return {
         "answer": answer.text,
         "refused": answer.refused,
@@ -67,9 +67,9 @@ def score(q: SelfRagQuestion, answer: Any) -> dict[str, Any]:
         "stages_ms": {k: round(v) for k, v in t.stages_ms.items()},
         "calls": len(t.calls),
         "generations": sum(c.purpose == "generate" for c in t.calls),
-        "reflected": bool(reflection.get("ran")),
-        "rounds": len(reflection.get("rounds", [])),
-        "final": reflection.get("final"),
+        "reflected": reflection is not None and reflection.ran,
+        "rounds": len(reflection.rounds) if reflection else 0,
+        "final": reflection.final or None if reflection else None,
         "flags": list(answer.flags),
     }
 

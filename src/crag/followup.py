@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from crag.models.llm.base import LLM, ChatRequest, Message
@@ -139,17 +139,20 @@ class FollowUps:
 
 def noted(answer: Answer, rewrite: Rewrite) -> Answer:
     """The answer with the rewrite in its trace: the model call, its time, and a note."""
+    trace = answer.trace
     if rewrite.call is not None:
-        answer.trace.calls.insert(0, rewrite.call)
-        answer.trace.stages_ms = {"followup": round(rewrite.call.latency_ms, 1)} | dict(
-            answer.trace.stages_ms
+        ms = rewrite.call.latency_ms
+        trace = trace.model_copy(
+            update={
+                "calls": [rewrite.call, *trace.calls],
+                "stages_ms": {"followup": round(ms, 1)} | trace.stages_ms,
+                "total_ms": trace.total_ms + ms,
+            }
         )
-        answer.trace.total_ms += rewrite.call.latency_ms
     if rewrite.changed:
-        answer.trace.notes.insert(
-            0, f"follow-up {rewrite.original!r} asked as {rewrite.question!r}"
-        )
-    return answer
+        note = f"follow-up {rewrite.original!r} asked as {rewrite.question!r}"
+        trace = trace.model_copy(update={"notes": [note, *trace.notes]})
+    return replace(answer, trace=trace)
 
 
 def ask_followup(

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from crag.trace import Trace
 
 __all__ = [
     "Answer",
@@ -20,7 +23,6 @@ __all__ = [
     "ScoredChunk",
     "SearchMode",
     "Strip",
-    "Trace",
     "Verdict",
 ]
 
@@ -142,33 +144,9 @@ class Citation:
 
 
 @dataclass(slots=True)
-class Trace:
-    """Everything the pipeline decided for one question, in the order it decided it."""
-
-    question: str
-    mode: str
-    retrieved: list[dict[str, Any]] = field(default_factory=list)
-    reranked: list[dict[str, Any]] = field(default_factory=list)
-    evaluations: list[dict[str, Any]] = field(default_factory=list)
-    verdict: str | None = None
-    thresholds: dict[str, float] = field(default_factory=dict)
-    strips: list[dict[str, Any]] = field(default_factory=list)
-    web_query: str | None = None
-    web: dict[str, Any] = field(default_factory=dict)  # provider, results, pages, strips, cache
-    # Self-RAG: whether and why reflection ran, each round's checks and route, flags
-    reflection: dict[str, Any] = field(default_factory=dict)
-    calls: list[ModelCall] = field(default_factory=list)
-    stages_ms: dict[str, float] = field(default_factory=dict)
-    total_ms: float = 0.0
-    notes: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(slots=True)
 class Answer:
-    """The answer to one question, its citations, the verdict that shaped it and the trace."""
+    """The answer to one question, its citations, the verdict that shaped it and the trace
+    (`crag.trace.Trace`: typed records, a pydantic model)."""
 
     question: str
     text: str

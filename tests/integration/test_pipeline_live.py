@@ -62,8 +62,8 @@ def test_correct_refines_and_answers_with_real_citations(sample_index, llms, jud
     t = answer.trace
     assert answer.verdict is Verdict.CORRECT and t.verdict == "correct"
     assert len(t.retrieved) > 3 and len(t.reranked) == 3 and len(t.evaluations) == 3
-    assert "honeybees.md" in t.reranked[0]["cite"]
-    assert t.strips and any(s["kept"] for s in t.strips)
+    assert "honeybees.md" in t.reranked[0].cite
+    assert t.strips and any(s.kept for s in t.strips)
     assert set(t.stages_ms) == {"retrieve", "rerank", "evaluate", "refine", "generate"}
     roles = {c.role for c in t.calls}
     assert roles == ({"grader", "generator"} if judge == "llm" else {"generator"})
@@ -96,9 +96,9 @@ def test_ambiguous_refines_in_each_mode_and_notes_the_web_gap(sample_index, llms
     if mode == "selection":
         assert len(t.strips) == len(t.reranked)
     if mode == "fixed_num":
-        assert all(len(s["text"].split()) <= 50 for s in t.strips)
+        assert all(len(s.text.split()) <= 50 for s in t.strips)
     assert any("web search skipped" in n for n in t.notes)
-    assert {c.chunk_id for c in answer.citations} <= {h["id"] for h in t.reranked}
+    assert {c.chunk_id for c in answer.citations} <= {h.id for h in t.reranked}
 
 
 def test_rag_mode_skips_evaluation(sample_index, llms) -> None:

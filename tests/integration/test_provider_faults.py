@@ -315,10 +315,12 @@ def test_streamed_reasoning_is_not_shown_as_the_answer(make) -> None:
 
 def test_unknown_scores_show_in_the_trace_and_route_to_ambiguous() -> None:
     """The pipeline's evaluate node over a grader that only refuses: visible, not INCORRECT."""
-    from crag.pipeline.nodes import make_nodes
+    from langgraph.runtime import Runtime
+
+    from crag.pipeline.nodes import evaluate
     from crag.pipeline.state import Components
     from crag.refine import Refiner
-    from crag.types import Chunk, ScoredChunk, Trace
+    from crag.types import Chunk, ScoredChunk
 
     with serve(FaultyAPI, default=reply(REFUSAL)) as server:
         judge = LLMJudge(RoleLLM("grader", _openai(server.url)), attempts=2)
@@ -326,11 +328,10 @@ def test_unknown_scores_show_in_the_trace_and_route_to_ambiguous() -> None:
                            refiner=Refiner(judge), generator=None)  # fmt: skip
         chunk = Chunk(id="c1", text="The tower is in Paris.", source="s.md", doc_id="text",
                       position=0, start=0, end=22)  # fmt: skip
-        trace = Trace(question="Where is the tower?", mode="crag")
-        state = {"question": trace.question, "trace": trace,
-                 "reranked": [ScoredChunk(chunk, 0.9)]}  # fmt: skip
-        update = make_nodes(parts)["evaluate"](state)
+        state = {"question": "Where is the tower?", "reranked": [ScoredChunk(chunk, 0.9)]}
+        update = evaluate(state, Runtime(context=parts))
+    trace = update["trace"]  # the node's trace part
     assert update["verdict"] is Verdict.AMBIGUOUS and trace.verdict == "ambiguous"
-    assert trace.evaluations[0]["score"] is None
+    assert trace.evaluations[0].score is None
     assert any("passages unscored" in n for n in trace.notes)
     assert [c.role for c in trace.calls] == ["grader"] * 3  # 1 logprob try + 2 structured

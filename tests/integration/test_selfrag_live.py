@@ -55,10 +55,10 @@ def test_grounded_and_useful_finishes_after_one_round(sample_index, llm, generat
     p = _pipeline(sample_index, llm, generator_llm, tmp_path, grounded=0.0, useful=0.0)
     answer = p.ask(BEES, "self-crag")
     r = answer.trace.reflection
-    assert r["ran"] and r["why"] == "reflect=always"
-    assert [rd["route"] for rd in r["rounds"]] == ["finish"] and r["final"] == "as generated"
-    claims = r["rounds"][0]["claims"]
-    assert claims and all(0.0 <= c["score"] <= 1.0 for c in claims if c["score"] is not None)
+    assert r is not None and r.ran and r.why == "reflect=always"
+    assert [rd.route for rd in r.rounds] == ["finish"] and r.final == "as generated"
+    claims = r.rounds[0].claims
+    assert claims and all(0.0 <= c.score <= 1.0 for c in claims if c.score is not None)
     purposes = {(c.role, c.purpose) for c in answer.trace.calls}
     assert {("reflector", "reflect-grounded"), ("reflector", "reflect-useful")} <= purposes
     assert "reflect" in answer.trace.stages_ms and answer.citations and not answer.flags
@@ -69,13 +69,14 @@ def test_ungrounded_answers_are_regenerated_within_the_bound_then_refused(
 ) -> None:
     p = _pipeline(sample_index, llm, generator_llm, tmp_path, grounded=NEVER, max_regenerations=2)
     answer = p.ask(BEES, "self-crag")
-    rounds = answer.trace.reflection["rounds"]
-    assert rounds[0]["route"] == "regenerate" and not rounds[0]["grounded"]
+    assert answer.trace.reflection is not None
+    rounds = answer.trace.reflection.rounds
+    assert rounds[0].route == "regenerate" and not rounds[0].grounded
     generations = _generations(answer)
     assert len(generations) == len(rounds) <= 3  # 1 + max_regenerations
     # the retry prompt names the unsupported claims: it is longer than the first prompt
     assert generations[1].prompt_tokens > generations[0].prompt_tokens
-    assert rounds[-1]["route"] == "finish"
+    assert rounds[-1].route == "finish"
     assert answer.refused and not answer.citations  # nothing could be grounded
     assert not answer.flags
 
@@ -84,8 +85,8 @@ def test_step_limit_returns_the_best_answer_with_a_flag(sample_index, llm, gener
     p = _pipeline(sample_index, llm, generator_llm, tmp_path, grounded=NEVER, max_steps=1)
     answer = p.ask(BEES, "self-crag")
     r = answer.trace.reflection
-    assert answer.flags == ["step_limit"] and r["step_limit"]
-    assert len(r["rounds"]) == 1 and r["rounds"][0]["why"].startswith("step limit 1 reached")
+    assert r is not None and answer.flags == ["step_limit"] and r.step_limit
+    assert len(r.rounds) == 1 and r.rounds[0].why.startswith("step limit 1 reached")
     assert len(_generations(answer)) == 1
     assert answer.text  # an answer (here an honest refusal), not an exception
 
@@ -102,10 +103,11 @@ def test_not_useful_searches_the_web_once(sample_index, llm, generator_llm, doub
     p = _pipeline(sample_index, llm, generator_llm, tmp_path, web=double, useful=NEVER)
     answer = p.ask("who played worf on star trek the next generation?", "self-crag")
     r = answer.trace.reflection
-    routes = [rd["route"] for rd in r["rounds"]]
+    assert r is not None and answer.trace.web is not None
+    routes = [rd.route for rd in r.rounds]
     assert routes[0] == "web_search" and routes.count("web_search") == 1, routes
-    assert "web_search" in answer.trace.stages_ms and answer.trace.web["results"]
-    assert r["web"] and routes[-1] == "finish"
+    assert "web_search" in answer.trace.stages_ms and answer.trace.web.results
+    assert r.web and routes[-1] == "finish"
     if not answer.refused:  # a grounded answer never found useful: said so, not passed off
         assert answer.text.startswith("The sources do not answer this question as asked")
 
@@ -117,13 +119,13 @@ def test_auto_skips_confident_answers_and_reflects_on_ambiguous(
     answer = sure.ask(BEES, "self-crag")
     r = answer.trace.reflection
     assert answer.verdict is Verdict.CORRECT
-    assert not r["ran"] and r["why"].startswith("verdict correct"), r
+    assert r is not None and not r.ran and r.why.startswith("verdict correct"), r
     assert "reflect" not in answer.trace.stages_ms
     doubt = _pipeline(sample_index, llm, generator_llm, tmp_path, upper=1.0, reflect="auto")
     answer = doubt.ask(BEES, "self-crag")
     assert answer.verdict is Verdict.AMBIGUOUS
     r = answer.trace.reflection
-    assert r["ran"] and r["why"] == "the verdict was AMBIGUOUS" and r["rounds"]
+    assert r is not None and r.ran and r.why == "the verdict was AMBIGUOUS" and r.rounds
 
 
 def test_a_false_premise_is_not_answered_with_an_invention(

@@ -22,7 +22,8 @@ from crag.index.store import Index
 from crag.ingest.ingestor import Ingestor
 from crag.pipeline import build_pipeline
 from crag.server import create_app
-from crag.types import Answer, Citation, Trace, Verdict
+from crag.trace import Trace
+from crag.types import Answer, Citation, Verdict
 
 pytestmark = pytest.mark.slow
 
@@ -50,7 +51,8 @@ class Script:
 
 
 def answer(text: str, refused: bool, citations: list[Citation]) -> Answer:
-    return Answer("Q?", text, citations, Verdict.AMBIGUOUS, refused, Trace("Q?", "crag"))
+    trace = Trace(question="Q?", mode="crag")
+    return Answer("Q?", text, citations, Verdict.AMBIGUOUS, refused, trace)
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from crag.followup import FollowUps, Turn, noted, strip_sources
 from crag.models.llm.base import ChatRequest, ChatResult
-from crag.types import Answer, Trace
+from crag.trace import Trace
+from crag.types import Answer
 
 
 class Scripted:
@@ -55,8 +56,8 @@ def test_only_the_last_turns_are_sent() -> None:
 
 def test_the_rewrite_is_noted_in_the_trace() -> None:
     out = FollowUps(Scripted("When was it built, the lighthouse?")).standalone("and when?", HISTORY)
-    answer = Answer(out.question, "280 BC [1].", [], None, False, Trace(out.question, "crag"))
-    noted(answer, out)
+    trace = Trace(question=out.question, mode="crag")
+    answer = noted(Answer(out.question, "280 BC [1].", [], None, False, trace), out)
     assert answer.trace.calls[0].purpose == "rewrite follow-up"
     assert "followup" in answer.trace.stages_ms
     assert answer.trace.notes[0].startswith("follow-up 'and when?' asked as")

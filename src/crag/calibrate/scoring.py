@@ -26,8 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from crag.datasets.answers import contains_answer
-from crag.modes import Mode
-from crag.types import Chunk, ScoredChunk, Trace
+from crag.types import Chunk, ScoredChunk
 
 __all__ = [
     "ANSWERABLE",
@@ -121,15 +120,15 @@ def score_question(
 
     `extra`: how many more chunks to ask the retriever for in the near-miss condition
     (about the number of chunks withheld)."""
-    from crag.pipeline.nodes import make_nodes
+    from langgraph.runtime import Runtime
 
-    nodes = make_nodes(_components(components, condition, source, answer, extra))
-    state: dict[str, Any] = {
-        "question": question,
-        "trace": Trace(question=question, mode=Mode.CRAG),
-    }
+    from crag.pipeline.nodes import NODES
+    from crag.pipeline.state import CragState
+
+    runtime = Runtime(context=_components(components, condition, source, answer, extra))
+    state: CragState = {"question": question}
     for name in ("retrieve", "rerank", "evaluate"):
-        state.update(nodes[name](state))  # type: ignore[arg-type]
+        state.update(NODES[name](state, runtime))
     hits: list[ScoredChunk] = state["reranked"]
     gold = _gold(source, answer)
     return Scored(

@@ -28,6 +28,7 @@ from rich.text import Text
 
 from crag.cli.common import RichProgress, console, err, friendly
 from crag.config import load_settings
+from crag.trace import Trace
 
 __all__ = ["eval_command", "register"]
 
@@ -54,7 +55,8 @@ class _RichEvalProgress:
         else:
             verdict = f" {record['verdict'].upper()}" if record.get("verdict") else ""
             what = "refused" if record["refused"] else "answered"
-            last = f"{record['mode']}{verdict} {what} in {record['trace']['total_ms'] / 1000:.1f}s"
+            seconds = Trace.model_validate(record["trace"]).total_ms / 1000
+            last = f"{record['mode']}{verdict} {what} in {seconds:.1f}s"
         self.p.update(self.task, advance=1, last=last)
 
 

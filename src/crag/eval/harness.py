@@ -23,6 +23,7 @@ from crag.errors import CragError
 from crag.eval.metrics import contains_answer
 from crag.eval.results import ResultsFile
 from crag.modes import SELF_RAG, Mode, normalise_mode
+from crag.trace import Trace
 from crag.types import Answer, Chunk
 
 __all__ = [
@@ -194,8 +195,8 @@ class Harness:
             record["error"] = f"{type(exc).__name__}: {exc}"
             return record
         trace = answer.trace
-        retrieved = [h["id"] for h in trace.retrieved]
-        reranked = [h["id"] for h in trace.reranked]
+        retrieved = [h.id for h in trace.retrieved]
+        reranked = [h.id for h in trace.reranked]
         found = self.chunks.get_chunks(list(dict.fromkeys(retrieved + reranked)))
         units = [found[i].doc_id if i in found else None for i in retrieved]
         top = [found[i].text for i in reranked[:TOP_READ] if i in found]
@@ -209,11 +210,11 @@ class Harness:
             gold_in_context=self._gold_in_context(item, [found[i] for i in reranked if i in found]),
             trace=trace.to_dict(),
         )
-        record.update(self._answer_kept(item, mode, top, record["trace"]))
+        record.update(self._answer_kept(item, mode, top, trace))
         return record
 
     def _answer_kept(
-        self, item: EvalItem, mode: str, top: list[str], trace: dict[str, Any]
+        self, item: EvalItem, mode: str, top: list[str], trace: Trace
     ) -> dict[str, bool | None]:
         """Was a gold answer string in the reranked top 5, and then in what the generator
         read (the kept strips, local and web; rag reads the top 5 whole)? None when the
@@ -224,8 +225,8 @@ class Harness:
         if mode == Mode.RAG:
             read = top
         else:
-            web = trace.get("web", {}).get("strips", [])
-            read = [s["text"] for s in [*trace.get("strips", []), *web] if s.get("kept")]
+            web = trace.web.strips if trace.web is not None else []
+            read = [s.text for s in [*trace.strips, *web] if s.kept]
         kept = any(contains_answer(t, item.answers, self.language) for t in read)
         return {"answer_in_top5": in_top, "answer_kept": kept if in_top else None}
 

@@ -79,22 +79,11 @@ class EvalPlan:
 
 
 def probe_graph(mode: str) -> object:
-    """Build the graph for `mode` over placeholder components: it checks a mode exists
-    without loading any model (the wiring does not depend on the components)."""
-    from unittest.mock import sentinel
+    """The compiled graph for `mode`: it checks a mode exists without loading any model (the
+    wiring depends on the mode alone)."""
+    from crag.pipeline.graph import build_graph
 
-    from crag.grading import ActionTrigger
-    from crag.pipeline import Components, Pipeline
-
-    parts = Components(
-        retriever=sentinel.retriever,
-        evaluator=sentinel.evaluator,
-        trigger=ActionTrigger(1.0, 0.0),
-        refiner=sentinel.refiner,
-        generator=sentinel.generator,
-        reflector=sentinel.reflector,
-    )
-    return Pipeline(parts).graph(mode)  # type: ignore[arg-type]
+    return build_graph(Mode(mode))
 
 
 def plan_eval(config: EvalConfig, settings: Settings) -> EvalPlan:

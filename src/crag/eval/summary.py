@@ -43,6 +43,7 @@ from typing import Any
 
 from crag.datasets.nearmiss import NEAR_MISS
 from crag.eval.metrics import contains_answer, percentile, token_f1
+from crag.trace import Trace
 
 __all__ = ["expects_answer", "summarize", "summarize_mode"]
 
@@ -67,12 +68,17 @@ def _mean(values: Sequence[float]) -> float | None:
     return fmean(values) if values else None
 
 
+def _traces(records: Sequence[dict[str, Any]]) -> list[Trace]:
+    """The records' traces, typed (a stored record holds its trace as JSON)."""
+    return [Trace.model_validate(r["trace"]) for r in records]
+
+
 def _latency(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
     per: dict[str, list[float]] = defaultdict(list)
-    for r in records:
-        for stage, ms in r["trace"].get("stages_ms", {}).items():
+    for trace in _traces(records):
+        for stage, ms in trace.stages_ms.items():
             per[stage].append(ms)
-        per["total"].append(r["trace"].get("total_ms", 0.0))
+        per["total"].append(trace.total_ms)
     order = [s for s in STAGES if s in per] + sorted(set(per) - set(STAGES) - {"total"})
     return {
         stage: {
@@ -90,12 +96,12 @@ def _calls(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     n = len(records)
     total = Counter[str]()
     by_role: dict[str, Counter[str]] = defaultdict(Counter)
-    for r in records:
-        for c in r["trace"].get("calls", []):
-            for counter in (total, by_role[c.get("role", "?")]):
+    for trace in _traces(records):
+        for c in trace.calls:
+            for counter in (total, by_role[c.role]):
                 counter["calls"] += 1
-                counter["prompt_tokens"] += c.get("prompt_tokens", 0)
-                counter["completion_tokens"] += c.get("completion_tokens", 0)
+                counter["prompt_tokens"] += c.prompt_tokens
+                counter["completion_tokens"] += c.completion_tokens
 
     def per_q(c: Counter[str]) -> dict[str, float]:
         keys = ("calls", "prompt_tokens", "completion_tokens")

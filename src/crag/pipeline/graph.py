@@ -19,21 +19,31 @@ generate with the same models.
 The loop is bounded twice: the reflect node finishes at `policy.max_steps` rounds with a flag,
 and LangGraph's `recursion_limit` (`recursion_limit(components)`) sits above that as a last
 guard against a wiring mistake.
+
+The shape depends on the mode alone: the components reach the nodes as the run's context
+(`graph.invoke(state, context=components)`), so each mode's graph is compiled once per process
+(`build_graph(mode)`) and drawing one loads nothing.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from functools import cache
+from typing import Literal
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 
 from crag.modes import Mode
-from crag.pipeline.nodes import make_nodes
+from crag.pipeline.nodes import NODES
 from crag.pipeline.state import Components, CragState
 from crag.types import Verdict
 
-__all__ = ["MODES", "RECURSION_LIMIT", "build_graph", "recursion_limit"]
+__all__ = ["MODES", "RECURSION_LIMIT", "CragGraph", "build_graph", "recursion_limit"]
 
 MODES = tuple(Mode)
 RECURSION_LIMIT = 25  # the corrective graph without reflection takes at most 7 steps
+
+CragGraph = CompiledStateGraph[CragState, Components, CragState, CragState]
 
 
 def recursion_limit(components: Components) -> int:
@@ -56,33 +66,30 @@ def _after_reflect(state: CragState) -> Literal["generate", "web_search", "__end
     return "web_search" if route == "web_search" else "__end__"
 
 
-def build_graph(components: Components, mode: str = Mode.CRAG) -> Any:
-    """A compiled StateGraph for `mode` (one of `MODES`)."""
-    from langgraph.graph import END, START, StateGraph
-
-    nodes = make_nodes(components)
-    graph = StateGraph(CragState)
-    graph.add_node("retrieve", nodes["retrieve"])
-    graph.add_node("rerank", nodes["rerank"])
-    graph.add_node("generate", nodes["generate"])
+@cache
+def build_graph(mode: Mode = Mode.CRAG) -> CragGraph:
+    """The compiled StateGraph for `mode` (one of `MODES`), shared by every run."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    graph = StateGraph(CragState, context_schema=Components)
+    graph.add_node("retrieve", NODES["retrieve"])
+    graph.add_node("rerank", NODES["rerank"])
     graph.add_edge(START, "retrieve")
     graph.add_edge("retrieve", "rerank")
     if mode == Mode.RAG:
+        graph.add_node("generate", NODES["generate_from_passages"])
         graph.add_edge("rerank", "generate")
-    elif mode in (Mode.CRAG, Mode.SELF_CRAG):
-        graph.add_node("evaluate", nodes["evaluate"])
-        graph.add_node("refine", nodes["refine"])
-        graph.add_node("web_search", nodes["web_search"])
+    else:
+        graph.add_node("generate", NODES["generate"])
+        graph.add_node("evaluate", NODES["evaluate"])
+        graph.add_node("refine", NODES["refine"])
+        graph.add_node("web_search", NODES["web_search"])
         graph.add_edge("rerank", "evaluate")
         graph.add_conditional_edges("evaluate", _after_evaluate, ["refine", "web_search"])
         graph.add_conditional_edges("refine", _after_refine, ["web_search", "generate"])
         graph.add_edge("web_search", "generate")
-    else:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     if mode == Mode.SELF_CRAG:
-        if components.reflector is None:
-            raise ValueError(f"mode '{Mode.SELF_CRAG}' needs a reflector (crag.reflect.Reflector)")
-        graph.add_node("reflect", nodes["reflect"])
+        graph.add_node("reflect", NODES["reflect"])
         graph.add_edge("generate", "reflect")
         graph.add_conditional_edges(
             "reflect", _after_reflect, {"generate": "generate", "web_search": "web_search",

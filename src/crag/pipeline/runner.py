@@ -1,8 +1,9 @@
 """Run the graph for a question: to an `Answer`, or as a stream of events.
 
-`Pipeline` owns the compiled graphs (crag, rag, self-crag) over one set of components. `ask`
-returns the answer with its trace; `stream` yields `("node", name, update)` as each node
-finishes and `("token", text)` as the generator writes, then `("answer", Answer)`.
+`Pipeline` holds one set of components and runs each mode's compiled graph (shared by every
+pipeline: `build_graph(mode)`) with them as the run's context. `ask` returns the answer with
+its trace; `stream` yields `("node", name, update)` as each node finishes and
+`("token", text)` as the generator writes, then `("answer", Answer)`.
 """
 
 from __future__ import annotations
@@ -11,73 +12,80 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
+
+from crag.errors import CragError
 from crag.modes import Mode
-from crag.pipeline.graph import MODES, build_graph, recursion_limit
-from crag.pipeline.state import Components
-from crag.types import Answer, Trace, Verdict
+from crag.pipeline.graph import MODES, CragGraph, build_graph, recursion_limit
+from crag.pipeline.state import Components, CragState
+from crag.trace import Trace
+from crag.types import Answer
 
 __all__ = ["Mode", "Pipeline"]
+
+Event = tuple[Any, ...]  # ("node", name, update) | ("token", text) | ("answer", Answer)
 
 
 class Pipeline:
     def __init__(self, components: Components) -> None:
         self.components = components
-        self._graphs: dict[str, Any] = {}
 
-    def graph(self, mode: Mode = Mode.CRAG) -> Any:
-        if mode not in self._graphs:
-            self._graphs[mode] = build_graph(self.components, mode)
-        return self._graphs[mode]
+    def graph(self, mode: Mode = Mode.CRAG) -> CragGraph:
+        return build_graph(mode)
 
-    def _start(self, question: str, mode: Mode) -> dict[str, Any]:
+    def _start(self, question: str, mode: Mode) -> CragState:
         if mode not in MODES:
-            from crag.errors import CragError
-
             raise CragError(f"mode {mode!r}: use one of {', '.join(MODES)}")
         if not question or not question.strip():
-            from crag.errors import CragError
-
             raise CragError("question: empty; ask something")
-        return {"question": question.strip(), "trace": Trace(question=question.strip(), mode=mode)}
+        if mode == Mode.SELF_CRAG and self.components.reflector is None:
+            raise ValueError(f"mode '{Mode.SELF_CRAG}' needs a reflector (crag.reflect.Reflector)")
+        q = question.strip()
+        return {"question": q, "mode": Mode(mode), "trace": Trace(question=q, mode=Mode(mode))}
+
+    def _config(self) -> RunnableConfig:
+        return {"recursion_limit": recursion_limit(self.components)}
 
     @staticmethod
-    def _answer(state: dict[str, Any], started: float) -> Answer:
-        trace: Trace = state["trace"]
-        trace.total_ms = (time.perf_counter() - started) * 1000
+    def _answer(state: CragState, started: float) -> Answer:
+        trace = state["trace"]
+        assert isinstance(trace, Trace)  # the start state's, merged by `add_trace`
+        trace = trace.model_copy(update={"total_ms": (time.perf_counter() - started) * 1000})
         generated = state["generated"]
-        verdict = state.get("verdict")
+        step_limit = trace.reflection is not None and trace.reflection.step_limit
         return Answer(
             question=state["question"],
             text=generated.text,
             citations=generated.citations,
-            verdict=verdict if isinstance(verdict, Verdict) else None,
+            verdict=state.get("verdict"),
             refused=generated.refused,
             trace=trace,
             reason=state.get("refuse_reason", "") if generated.refused else "",
-            flags=["step_limit"] if trace.reflection.get("step_limit") else [],
+            flags=["step_limit"] if step_limit else [],
         )
 
     def ask(self, question: str, mode: Mode = Mode.CRAG) -> Answer:
         started = time.perf_counter()
-        state = self.graph(mode).invoke(
-            self._start(question, mode), {"recursion_limit": recursion_limit(self.components)}
-        )
+        start = self._start(question, mode)
+        state = self.graph(mode).invoke(start, self._config(), context=self.components)
         return self._answer(state, started)
 
-    def stream(self, question: str, mode: Mode = Mode.CRAG) -> Iterator[tuple[Any, ...]]:
+    def stream(self, question: str, mode: Mode = Mode.CRAG) -> Iterator[Event]:
         started = time.perf_counter()
         state = self._start(question, mode)
         for kind, payload in self.graph(mode).stream(
             state,
-            {"recursion_limit": recursion_limit(self.components)},
-            stream_mode=["updates", "custom"],
+            self._config(),
+            context=self.components,
+            stream_mode=["updates", "custom", "values"],
         ):
             if kind == "custom" and "token" in payload:
                 yield ("token", payload["token"])
             elif kind == "updates":
                 for node, update in payload.items():
-                    state.update(update or {})
                     yield ("node", node, update or {})
+            elif kind == "values":  # the whole state after each step, reducers applied
+                state = payload
         yield ("answer", self._answer(state, started))
 
     def mermaid(self, mode: Mode = Mode.CRAG) -> str:

@@ -1,17 +1,26 @@
-"""The typed state that flows through the graph, and the components the graph wires."""
+"""The typed state that flows through the graph, and the components its nodes call.
+
+The state holds what the nodes pass each other and the trace. Nodes never mutate it: each
+returns a partial update, and the `trace` key's reducer (`crag.trace.add_trace`) merges the
+`TracePart` a node returns into a new `Trace`. `Components` are not state: they reach the
+nodes as the run's context (LangGraph's `Runtime.context`), so one compiled graph per mode
+serves every set of components, and drawing a graph needs none.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol, TypedDict
+from typing import Annotated, Protocol, TypedDict
 
 from crag.generate.generator import Generated, Generator
 from crag.grading.base import RetrievalEvaluator
 from crag.grading.trigger import ActionTrigger
 from crag.models.reranker import Reranker
+from crag.modes import Mode
 from crag.refine.strips import Refiner
 from crag.reflect import Reflection, Reflector, ReflectPolicy
-from crag.types import ScoredChunk, Strip, Trace, Verdict
+from crag.trace import TracePart, add_trace
+from crag.types import ScoredChunk, Strip, Verdict
 from crag.web.corrector import WebOutcome
 
 __all__ = ["Components", "CragState", "Retriever", "WebCorrection"]
@@ -30,7 +39,9 @@ class WebCorrection(Protocol):
 
 class CragState(TypedDict, total=False):
     question: str
-    trace: Trace
+    mode: Mode
+    # a `Trace` at the start; each node adds a `TracePart`, merged by `add_trace`
+    trace: Annotated[TracePart, add_trace]
     retrieved: list[ScoredChunk]
     reranked: list[ScoredChunk]
     scores: list[float]
@@ -50,7 +61,8 @@ class CragState(TypedDict, total=False):
 
 @dataclass(slots=True)
 class Components:
-    """Everything the graph calls. Built by `crag.pipeline.build` from settings, or by hand."""
+    """Everything the graph calls: the run's context (`Runtime[Components].context`). Built
+    by `crag.pipeline.build` from settings, or by hand."""
 
     retriever: Retriever
     evaluator: RetrievalEvaluator

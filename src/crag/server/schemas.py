@@ -12,6 +12,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from crag.modes import Mode
+from crag.trace import Trace
+from crag.types import Verdict
 
 __all__ = [
     "AskOptions",
@@ -122,14 +124,16 @@ class AskResponse(BaseModel):
     mode: Mode
     answer: str
     citations: list[CitationOut]
-    verdict: Literal["correct", "ambiguous", "incorrect"] | None
+    verdict: Verdict | None
     refused: bool
     reason: str = ""
     flags: list[str] = Field(
         default_factory=list,
         description="'step_limit': self-crag stopped at its step limit (best answer so far).",
     )
-    trace: dict[str, Any] | None = None
+    trace: Trace | None = Field(
+        None, description="What the pipeline decided: scores, strips, web search, model calls."
+    )
 
 
 class ChunkOut(BaseModel):

@@ -12,6 +12,8 @@ from dataclasses import asdict, is_dataclass
 from enum import Enum
 from typing import Any
 
+from pydantic import BaseModel
+
 from crag.types import ScoredChunk, Strip
 
 __all__ = ["PING", "event", "jsonable"]
@@ -45,6 +47,8 @@ def jsonable(value: Any, depth: int = 0) -> Any:
         return {"id": value.id, "score": round(value.score, 6), "cite": value.chunk.cite()}
     if isinstance(value, Strip):
         return {"chunk_id": value.chunk.id, "score": round(value.score, 4), "text": value.text}
+    if isinstance(value, BaseModel):  # a trace part
+        return value.model_dump(mode="json")
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, dict):

@@ -13,8 +13,8 @@ The INCORRECT and AMBIGUOUS branches of CRAG call `WebCorrector.correct(question
    question; the top k at or above the floor are kept.
 
 A provider failure is not raised: the outcome carries the error and the pipeline answers from
-what it has (or refuses, saying why). Everything decided is in `outcome.record`, the trace's
-`web` entry.
+what it has (or refuses, saying why). Everything decided is in `outcome.record`
+(`crag.trace.WebRecord`), the trace's `web` entry.
 """
 
 from __future__ import annotations
@@ -29,6 +29,13 @@ from crag.errors import BlockedAddressError, PageFetchError, WebSearchError
 from crag.index.analyzer import Analyzer
 from crag.refine.rewrite import STOPWORDS, QueryRewriter
 from crag.refine.strips import Refiner
+from crag.trace import (
+    PageRecord,
+    RewriteRecord,
+    WebRecord,
+    WebResultRecord,
+    WebStripRecord,
+)
 from crag.types import Chunk, Strip
 from crag.web.base import WebResult, WebSearch, prefer_wikipedia
 from crag.web.cache import WebCache
@@ -44,9 +51,16 @@ MIN_PAGE_CHARS = 80  # less main text than this: the page is treated as unread (
 class WebOutcome:
     strips: list[Strip]  # kept, reading order
     query: str
-    record: dict[str, Any]
+    record: WebRecord
     scored: list[Strip] = field(default_factory=list)
     error: str = ""  # the provider's failure, "" when the search itself worked
+
+
+def _page_record(url: str, page: dict[str, Any]) -> PageRecord:
+    """The trace's record of a page read (or not): the cached page dict without its text."""
+    return PageRecord.model_validate(
+        {"url": url, **{k: v for k, v in page.items() if k not in ("text", "url")}}
+    )
 
 
 def _ms(started: float) -> float:
@@ -85,47 +99,53 @@ class WebCorrector:
         rewrite = self.rewriter.rewrite(question)
         timings["rewrite"] = _ms(started)
         query = f"Wikipedia, {rewrite.query}" if self.prefer_wikipedia else rewrite.query
-        record: dict[str, Any] = {
-            "provider": self.search.name,
-            "query": query,
-            "rewrite": {"method": rewrite.method, "keywords": list(rewrite.keywords)},
-            "timings_ms": timings,
-        }
-        if rewrite.raw:
-            record["rewrite"]["raw"] = rewrite.raw[:200]
-        if rewrite.reason:
-            record["rewrite"]["reason"] = rewrite.reason
+        record = WebRecord(
+            provider=self.search.name,
+            query=query,
+            rewrite=RewriteRecord(
+                method=rewrite.method,
+                keywords=list(rewrite.keywords),
+                raw=rewrite.raw[:200],
+                reason=rewrite.reason,
+            ),
+            timings_ms=timings,
+        )
         try:
             results, pages, cached = self._lookup(query, timings)
         except WebSearchError as exc:
-            record["error"] = str(exc)
-            record["error_type"] = type(exc).__name__
-            return WebOutcome([], query, record, error=str(exc))
-        record["cache"] = "hit" if cached else ("miss" if self._caching else "off")
-        record["results"] = [
-            {"url": r.url, "title": r.title, "snippet": r.snippet[:300]} for r in results
-        ]
-        record["pages"] = [
-            {"url": url, **{k: v for k, v in p.items() if k != "text"}} for url, p in pages.items()
-        ]
+            failed = record.model_copy(
+                update={"error": str(exc), "error_type": type(exc).__name__, "timings_ms": timings}
+            )
+            return WebOutcome([], query, failed, error=str(exc))
         chunks = self._chunks(results, pages, query)
         strips = self.refiner.decompose(chunks)
         candidates = self._prefilter(question, query, strips)
-        record["strips_considered"] = len(strips)
         started = time.perf_counter()
         kept, scored = self.refiner.select(question, candidates)
         timings["score"] = _ms(started)
         kept_orders = {s.order for s in kept}
-        record["strips"] = [
-            {
-                "url": s.chunk.url,
-                "kind": s.chunk.doc_id,
-                "score": round(s.score, 4),
-                "kept": s.order in kept_orders,
-                "text": s.text,
+        record = record.model_copy(
+            update={
+                "cache": "hit" if cached else ("miss" if self._caching else "off"),
+                "results": [
+                    WebResultRecord(url=r.url, title=r.title, snippet=r.snippet[:300])
+                    for r in results
+                ],
+                "pages": [_page_record(url, p) for url, p in pages.items()],
+                "strips_considered": len(strips),
+                "strips": [
+                    WebStripRecord(
+                        url=s.chunk.url,
+                        kind=s.chunk.doc_id,
+                        score=round(s.score, 4),
+                        kept=s.order in kept_orders,
+                        text=s.text,
+                    )
+                    for s in scored
+                ],
+                "timings_ms": timings,
             }
-            for s in scored
-        ]
+        )
         return WebOutcome(kept, query, record, scored)
 
     @property

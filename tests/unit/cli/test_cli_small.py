@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 from crag.cli import app
 from crag.cli.chat import _command
 from crag.cli.render import print_answer
-from crag.types import Answer, Trace
+from crag.trace import Hit, Trace
+from crag.types import Answer
 
 runner = CliRunner()
 
@@ -34,7 +35,7 @@ def test_sources_json_on_an_empty_collection(tmp_path, monkeypatch) -> None:
 
 
 def test_a_rag_answer_without_citations_lists_its_passages(capsys) -> None:
-    trace = Trace("q", "rag", reranked=[{"id": "a", "score": 1.0, "cite": "notes.md › x"}])
+    trace = Trace(question="q", mode="rag", reranked=[Hit(id="a", score=1.0, cite="notes.md › x")])
     print_answer(Answer("q", "Paris.", [], None, False, trace))
     out = capsys.readouterr().out
     assert "Passages the answer was written from" in out and "1. notes.md › x" in out

@@ -7,6 +7,7 @@ is the bookkeeping around it. The same flow with the real models is in test_eval
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,8 @@ from crag.eval.harness import Harness, check_modes
 from crag.eval.kb import detect_language
 from crag.eval.results import ResultsFile, check_fingerprint, locked
 from crag.eval.run import probe_graph as _probe_graph
-from crag.types import Answer, Chunk, Trace, Verdict
+from crag.trace import Hit, RewriteRecord, StripRecord, Trace, WebRecord, WebStripRecord
+from crag.types import Answer, Chunk, Verdict
 
 
 def chunk(cid: str, unit: str, text: str) -> Chunk:
@@ -48,11 +50,14 @@ class Recorder:
             self.fail_at = None
             raise self.exc or KeyboardInterrupt()
         self.asked.append((question, mode))
-        trace = Trace(question=question, mode=mode)
-        trace.retrieved = [{"id": i} for i in ("c2", "c3", "c1")]
-        trace.reranked = [{"id": i} for i in ("c3", "c1")]
-        trace.stages_ms = {"retrieve": 5.0, "generate": 20.0}
-        trace.total_ms = 25.0
+        trace = Trace(
+            question=question,
+            mode=mode,
+            retrieved=[Hit(id=i, score=1.0) for i in ("c2", "c3", "c1")],
+            reranked=[Hit(id=i, score=1.0) for i in ("c3", "c1")],
+            stages_ms={"retrieve": 5.0, "generate": 20.0},
+            total_ms=25.0,
+        )
         verdict = Verdict.AMBIGUOUS if mode == "crag" else None
         return Answer(question, "In 1843 [1].", [], verdict, False, trace)
 
@@ -212,12 +217,21 @@ def test_answer_kept_compares_what_the_generator_read_with_the_top_5(tmp_path: P
     class Keeps(Recorder):
         def ask(self, question: str, mode: str = "crag") -> Answer:
             answer = super().ask(question, mode)
-            answer.trace.strips = [
-                {"chunk_id": "c3", "kept": True, "text": "She was a mathematician."},
-                {"chunk_id": "c1", "kept": False, "text": "the first program in 1843."},
+            strips = [
+                StripRecord(chunk_id="c3", score=0.9, kept=True, text="She was a mathematician."),
+                StripRecord(
+                    chunk_id="c1", score=0.1, kept=False, text="the first program in 1843."
+                ),
             ]
-            answer.trace.web = {"strips": [{"kept": True, "text": "written in 1843"}]}
-            return answer
+            web = WebRecord(
+                provider="test",
+                query="q",
+                rewrite=RewriteRecord(method="keywords"),
+                strips=[WebStripRecord(url="u", kind="page", score=0.9, kept=True,
+                                       text="written in 1843")],
+            )  # fmt: skip
+            trace = answer.trace.model_copy(update={"strips": strips, "web": web})
+            return replace(answer, trace=trace)
 
     kept = Harness(Keeps(), Lookup(), ResultsFile(tmp_path)).ask(ITEMS[0], "crag")
     assert kept["answer_kept"] is True  # from the kept web strip, not the dropped local one

@@ -11,6 +11,8 @@ import pytest
 from crag.eval.plots import _count_label
 from crag.eval.report import write_report
 from crag.eval.summary import expects_answer, summarize
+from crag.trace import Trace
+from crag.types import ModelCall
 
 
 def rec(
@@ -42,14 +44,16 @@ def rec(
         "gold_rank": gold_rank,
         "gold_in_context": gold_in_context,
         "error": error,
-        "trace": {
-            "stages_ms": {"retrieve": 10.0, "generate": total_ms - 10.0},
-            "total_ms": total_ms,
-            "calls": [
-                {"role": "grader", "prompt_tokens": 100, "completion_tokens": 1},
-                {"role": "generator", "prompt_tokens": 300, "completion_tokens": 20},
+        "trace": Trace(
+            question=qid,
+            mode=mode,
+            stages_ms={"retrieve": 10.0, "generate": total_ms - 10.0},
+            total_ms=total_ms,
+            calls=[
+                ModelCall("grader", "judge", "evaluate", 100, 1, 50.0),
+                ModelCall("generator", "writer", "generate", 300, 20, 500.0),
             ],
-        },
+        ).to_dict(),
     }
 
 

@@ -324,19 +324,19 @@ def test_corrector_reads_pages_scores_strips_and_caches(double, tmp_path: Path) 
     assert strip.chunk.url == f"{double.url}/page/festival" and strip.chunk.origin == "web"
     assert strip.chunk.title == "Zorblat Festival" and "Quillmere" in strip.text
     rec = outcome.record
-    assert rec["provider"] == "tavily" and rec["cache"] == "miss"
-    assert rec["pages"][0]["status"] == "read" and rec["results"]
-    assert {"rewrite", "search", "fetch", "score"} <= set(rec["timings_ms"])
+    assert rec.provider == "tavily" and rec.cache == "miss"
+    assert rec.pages[0].status == "read" and rec.results
+    assert {"rewrite", "search", "fetch", "score"} <= set(rec.timings_ms)
     seen = len(double.requests)
     again = web.correct("Where is the Zorblat Festival held?")
-    assert again.record["cache"] == "hit" and len(double.requests) == seen  # cost nothing
+    assert again.record.cache == "hit" and len(double.requests) == seen  # cost nothing
     assert [s.text for s in again.strips] == [s.text for s in outcome.strips]
 
 
 def test_corrector_falls_back_to_snippets_when_ssrf_blocks_pages(double) -> None:
     web = corrector(double, fetcher=PageFetcher())  # SSRF protection on
     outcome = web.correct("Where is the Zorblat Festival held?")
-    assert all(p["status"] == "blocked" for p in outcome.record["pages"])
+    assert all(p.status == "blocked" for p in outcome.record.pages)
     assert not [p for m, p in double.requests if p.startswith("/page/")]  # never fetched
     assert outcome.strips and outcome.strips[0].chunk.doc_id == "snippet"
     assert "Quillmere" in outcome.strips[0].text
@@ -346,7 +346,7 @@ def test_corrector_never_raises_for_provider_failures(double) -> None:
     double.fault = "500"
     outcome = corrector(double).correct("Where is the Zorblat Festival held?")
     assert outcome.strips == [] and "HTTP 500" in outcome.error
-    assert outcome.record["error_type"] == "WebSearchResponseError"
+    assert outcome.record.error_type == "WebSearchResponseError"
 
 
 class MustNotGenerate:
@@ -386,10 +386,10 @@ def test_pipeline_turns_provider_faults_into_an_honest_refusal(double, fault, ex
     assert answer.refused and not answer.citations
     assert expected in answer.text and "web search" in answer.text
     t = answer.trace
-    assert t.web["provider"] == "tavily" and t.web_query
+    assert t.web is not None and t.web.provider == "tavily" and t.web_query
     assert "web_search" in t.stages_ms
     if fault != "empty":
-        assert t.web["error"] and any("web search failed" in n for n in t.notes)
+        assert t.web.error and any("web search failed" in n for n in t.notes)
 
 
 def test_pipeline_with_duckduckgo_offline_degrades(monkeypatch, double) -> None:
@@ -398,7 +398,8 @@ def test_pipeline_with_duckduckgo_offline_degrades(monkeypatch, double) -> None:
         "Where is the Zorblat Festival held?"
     )
     assert answer.refused and "duckduckgo" in answer.text
-    assert answer.trace.web["provider"] == "duckduckgo" and answer.trace.web["error"]
+    web = answer.trace.web
+    assert web is not None and web.provider == "duckduckgo" and web.error
 
 
 def test_build_pipeline_default_is_offline_and_web_settings_build_a_corrector(tmp_path) -> None:
@@ -429,18 +430,21 @@ def test_searxng_url_from_environment(monkeypatch, tmp_path) -> None:
 def test_cli_output_tells_local_and_web_sources_apart() -> None:
     from crag.cli.ask import _print_answer, _print_trace
     from crag.cli.common import console
-    from crag.types import Answer, Citation, Trace
+    from crag.trace import PageRecord, RewriteRecord, Trace, WebRecord, WebResultRecord
+    from crag.trace import WebStripRecord as Kept
+    from crag.types import Answer, Citation
 
-    trace = Trace(question="q", mode="crag", total_ms=1200.0, web_query="zorblat festival")
-    trace.web = {
-        "provider": "tavily",
-        "query": "zorblat festival",
-        "rewrite": {"method": "llm"},
-        "cache": "miss",
-        "results": [{"url": "https://a.example/z", "title": "Z", "snippet": "s"}],
-        "pages": [{"url": "https://a.example/z", "status": "blocked", "reason": "internal"}],
-        "strips": [{"url": "https://a.example/z", "score": 0.9, "kept": True, "text": "Zorblat"}],
-    }
+    url = "https://a.example/z"
+    web = WebRecord(
+        provider="tavily",
+        query="zorblat festival",
+        rewrite=RewriteRecord(method="llm"),
+        cache="miss",
+        results=[WebResultRecord(url=url, title="Z", snippet="s")],
+        pages=[PageRecord(url=url, status="blocked", reason="internal")],
+        strips=[Kept(url=url, kind="page", score=0.9, kept=True, text="Zorblat")],
+    )
+    trace = Trace(question="q", mode="crag", total_ms=1200.0, web_query="zorblat festival", web=web)
     answer = Answer(
         question="q",
         text="It is in Quillmere [1][2].",

@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import asdict
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
 
 from crag.followup import Turn, ask_followup, followups_for, stream_followup
+from crag.modes import Mode
 from crag.pipeline.filtered import filtered
 from crag.server.deps import RuntimeDep, require_key
 from crag.server.errors import Conflict, error_response
 from crag.server.routes.search import filter_of
 from crag.server.runtime import Runtime
-from crag.server.schemas import AskRequest, AskResponse
+from crag.server.schemas import AskRequest, AskResponse, CitationOut
 from crag.server.sse import PING, event, jsonable
 from crag.server.tokens import MarkerFilter
 from crag.types import Answer
@@ -60,22 +62,21 @@ def ensure_not_empty(rt: Runtime) -> None:
         )
 
 
-def answer_out(answer: Answer, mode: str, trace: bool = True) -> AskResponse:
-    data = answer.to_dict()
+def answer_out(answer: Answer, mode: Mode, trace: bool = True) -> AskResponse:
     return AskResponse(
-        question=data["question"],
-        mode=mode,  # type: ignore[arg-type]
-        answer=data["answer"],
-        citations=data["citations"],
-        verdict=data["verdict"],
-        refused=data["refused"],
-        reason=data["reason"],
-        flags=data["flags"],
-        trace=data["trace"] if trace else None,
+        question=answer.question,
+        mode=mode,
+        answer=answer.text,
+        citations=[CitationOut.model_validate(asdict(c)) for c in answer.citations],
+        verdict=answer.verdict,
+        refused=answer.refused,
+        reason=answer.reason,
+        flags=list(answer.flags),
+        trace=answer.trace if trace else None,
     )
 
 
-async def _sse(request: Request, events: AsyncIterator[Any], mode: str, trace: bool):
+async def _sse(request: Request, events: AsyncIterator[Any], mode: Mode, trace: bool):
     draft = MarkerFilter()
     try:
         async for item in events:

@@ -26,6 +26,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import asdict
 from typing import Any
 
 from fastapi import APIRouter, Depends, HTTPException, Request
@@ -77,14 +78,14 @@ def message_text(answer: Answer) -> str:
 
 
 def extension(answer: Answer, mode: str) -> dict[str, Any]:
-    data = answer.to_dict()
+    """crag's fields beside OpenAI's: the same as `/v1/ask`'s."""
     return {
         "mode": mode,
-        "verdict": data["verdict"],
-        "refused": data["refused"],
-        "reason": data["reason"],
-        "citations": data["citations"],
-        "trace": data["trace"],
+        "verdict": answer.verdict.value if answer.verdict else None,
+        "refused": answer.refused,
+        "reason": answer.reason,
+        "citations": [asdict(c) for c in answer.citations],
+        "trace": answer.trace.to_dict(),
     }
 
 
