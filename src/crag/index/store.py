@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from crag.config import Settings
-from crag.errors import CragError, EmbeddingMismatchError
+from crag.errors import ConfigError, CragError, EmbeddingMismatchError
 from crag.index.analyzer import Analyzer
 from crag.index.catalog import Catalog, SourceInfo
 from crag.index.vector import ChromaVectorStore, chroma_client
@@ -71,7 +71,17 @@ class Index:
 
     @classmethod
     def open(cls, settings: Settings, embedder: Embedder | None = None) -> Index:
-        """Open (or create) the configured collection under `settings.data_dir`."""
+        """Open (or create) the configured collection: under `settings.data_dir`, or in the
+        PostgreSQL database of `settings.index.url` (a `PgIndex`, same interface)."""
+        if settings.index.url:
+            try:
+                from crag.index.postgres import PgIndex
+            except ImportError as exc:
+                raise ConfigError(
+                    f"index.url is set but the PostgreSQL client is missing ({exc.name}): "
+                    "pip install 'crag[postgres]'"
+                ) from exc
+            return PgIndex.open(settings, embedder)  # type: ignore[return-value]
         home = settings.data_dir / "collections" / settings.collection
         catalog = Catalog(home / "catalog.sqlite3", Analyzer(settings.keyword.language))
         client = chroma_client(settings.data_dir, settings.chroma_url)

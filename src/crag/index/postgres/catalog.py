@@ -1,0 +1,169 @@
+"""The catalog half of a PostgreSQL collection: sources, chunks and keyword search.
+
+Keyword search is PostgreSQL full text: each chunk's tsvector is built with the collection's
+text-search configuration (`english`, `turkish`, ...) from the text crag's own `Analyzer` has
+normalised first. Why both: the analyzer applies the Turkish casing rules (İ/I/ı) and folds
+diacritics, so "ISTANBUL", "İstanbul" and "istanbul" meet as they do in the embedded index,
+while the configuration drops the language's stop words and keeps positions for `ts_rank_cd`.
+Queries go through the same two steps, so a document term and a query term always meet.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from psycopg import sql
+
+from crag.index.analyzer import Analyzer
+from crag.index.filters import Filter
+from crag.index.postgres.database import Database
+from crag.index.postgres.filters import pg_where
+from crag.index.protocol import SourceInfo
+from crag.types import Chunk
+
+__all__ = ["CHUNK_COLUMNS", "PgCatalog", "row_to_chunk"]
+
+CHUNK_COLUMNS = 'id, source, doc_id, position, start, "end", title, url, text, metadata'
+
+
+def row_to_chunk(row: tuple[Any, ...]) -> Chunk:
+    cid, source, doc_id, position, start, end, title, url, text, metadata = row
+    return Chunk(
+        id=cid,
+        text=text,
+        source=source,
+        doc_id=doc_id,
+        position=position,
+        start=start,
+        end=end,
+        title=title,
+        url=url,
+        metadata=metadata if isinstance(metadata, dict) else json.loads(metadata),
+    )
+
+
+class PgCatalog:
+    """Reads of one collection; writes live in `PgIndex` (one transaction per source)."""
+
+    def __init__(self, db: Database, collection: str, analyzer: Analyzer, ts_config: str) -> None:
+        self.db = db
+        self.collection = collection
+        self.analyzer = analyzer
+        self.ts_config = ts_config
+        self.s = sql.Identifier(db.schema)
+
+    def _q(self, text: str) -> sql.Composed:
+        return sql.SQL(text).format(s=self.s)
+
+    def _rows(self, text: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self.db.connection() as conn:
+            return conn.execute(self._q(text), params).fetchall()
+
+    # -- meta ---------------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        """`embedding_model`, `embedding_dim` or `keyword_language` (as the embedded catalog)."""
+        column = {
+            "embedding_model": "embedding_model",
+            "embedding_dim": "embedding_dim",
+            "keyword_language": "language",
+        }.get(key)
+        if column is None:
+            return None
+        rows = self._rows(
+            f"SELECT {column} FROM {{s}}.collections WHERE name=%s", (self.collection,)
+        )
+        return None if not rows or rows[0][0] is None else str(rows[0][0])
+
+    # -- sources ------------------------------------------------------------------------
+    def source(self, source: str) -> SourceInfo | None:
+        rows = self._rows(
+            "SELECT source, sha256, 'done', chunks FROM {s}.sources "
+            "WHERE collection=%s AND source=%s",
+            (self.collection, source),
+        )
+        return SourceInfo(*rows[0]) if rows else None
+
+    def sources(self, state: str | None = None) -> list[SourceInfo]:
+        if state not in (None, "done"):
+            return []  # a source is written in one transaction: it is done or absent
+        rows = self._rows(
+            "SELECT source, sha256, 'done', chunks FROM {s}.sources WHERE collection=%s "
+            "ORDER BY source",
+            (self.collection,),
+        )
+        return [SourceInfo(*r) for r in rows]
+
+    def unfinished(self) -> list[SourceInfo]:
+        return []
+
+    # -- chunks -------------------------------------------------------------------------
+    def chunk_ids(self, source: str) -> set[str]:
+        rows = self._rows(
+            "SELECT id FROM {s}.chunks WHERE collection=%s AND source=%s",
+            (self.collection, source),
+        )
+        return {r[0] for r in rows}
+
+    def all_chunk_ids(self) -> set[str]:
+        rows = self._rows("SELECT id FROM {s}.chunks WHERE collection=%s", (self.collection,))
+        return {r[0] for r in rows}
+
+    def count(self) -> int:
+        rows = self._rows("SELECT count(*) FROM {s}.chunks WHERE collection=%s", (self.collection,))
+        return int(rows[0][0])
+
+    def keyword_count(self) -> int:
+        """Chunks with a keyword entry: every chunk (the tsvector is in the same row)."""
+        return self.count()
+
+    def get_chunks(self, ids: list[str]) -> dict[str, Chunk]:
+        if not ids:
+            return {}
+        rows = self._rows(
+            f"SELECT {CHUNK_COLUMNS} FROM {{s}}.chunks WHERE collection=%s AND id = ANY(%s)",
+            (self.collection, list(ids)),
+        )
+        return {r[0]: row_to_chunk(r) for r in rows}
+
+    def chunks_of(self, source: str) -> list[Chunk]:
+        rows = self._rows(
+            f"SELECT {CHUNK_COLUMNS} FROM {{s}}.chunks WHERE collection=%s AND source=%s "
+            "ORDER BY position, id",
+            (self.collection, source),
+        )
+        return [row_to_chunk(r) for r in rows]
+
+    # -- keyword search -----------------------------------------------------------------
+    def index_text(self, chunk: Chunk) -> str:
+        """What `to_tsvector(ts_config, ·)` reads for a chunk (title and text, analysed)."""
+        return self.analyzer.index_text(f"{chunk.title}\n{chunk.text}")
+
+    def tsquery(self, query: str) -> str | None:
+        """Any of the query's terms, quoted so user input cannot inject tsquery syntax."""
+        unique = list(dict.fromkeys(self.analyzer.terms(query)))
+        if not unique:
+            return None
+        return " | ".join("'" + t.replace("'", "''").replace("\\", "\\\\") + "'" for t in unique)
+
+    def keyword_search(
+        self, query: str, limit: int, where: Filter | None = None
+    ) -> list[tuple[str, float]]:
+        """(chunk id, `ts_rank_cd` score) best first, among the chunks `where` matches."""
+        expr = self.tsquery(query)
+        if expr is None:
+            return []
+        cond, args = pg_where(where)
+        query_sql = sql.SQL(
+            "SELECT id, ts_rank_cd(tsv, q) AS score "
+            "FROM {s}.chunks, to_tsquery(%s::regconfig, %s) AS q "
+            "WHERE collection=%s AND tsv @@ q AND {cond} ORDER BY score DESC, id LIMIT %s"
+        ).format(s=self.s, cond=cond)
+        with self.db.connection() as conn:
+            rows = conn.execute(
+                query_sql, (self.ts_config, expr, self.collection, *args, limit)
+            ).fetchall()
+        return [(cid, float(score)) for cid, score in rows]
+
+    def close(self) -> None:
+        """The pool belongs to the `PgIndex`; nothing to close here."""

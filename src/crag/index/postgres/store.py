@@ -1,0 +1,332 @@
+"""`PgIndex`: one collection in PostgreSQL, with the same interface as the embedded `Index`.
+
+Why it is simpler than the embedded write protocol: the chunk's text, its tsvector and its
+embedding are one row, so a source is written in one transaction (sources row, stale chunks
+deleted, kept chunks updated, new chunks inserted) and removed in one. A writer killed at any
+point leaves the previous version of the source, never half of the new one; there is nothing
+for `repair()` to do. Embedding happens before the transaction, so it holds no locks while
+the model runs.
+
+One writer per collection at a time, across every replica: a session-level advisory lock on a
+dedicated connection, which PostgreSQL releases by itself if the writer's process dies.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+
+import numpy as np
+from psycopg import sql
+
+from crag.config import Settings
+from crag.errors import CragError, EmbeddingMismatchError, IndexCorruptError
+from crag.index.analyzer import Analyzer
+from crag.index.postgres.catalog import PgCatalog
+from crag.index.postgres.database import Database
+from crag.index.postgres.vectors import PgVectors
+from crag.index.protocol import SourceInfo
+from crag.models.embedder import Embedder, make_embedder
+from crag.types import Chunk
+
+__all__ = ["PgIndex"]
+
+Progress = Callable[[int], None]
+
+_INSERT = (
+    'INSERT INTO {s}.chunks (collection, id, source, doc_id, position, start, "end", title, '
+    "url, text, metadata, tsv, embedding) VALUES "
+    "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, to_tsvector(%s::regconfig, %s), %s)"
+)
+_UPDATE = (
+    'UPDATE {s}.chunks SET doc_id=%s, position=%s, start=%s, "end"=%s, title=%s, url=%s, '
+    "metadata=%s, tsv=to_tsvector(%s::regconfig, %s) WHERE collection=%s AND id=%s"
+)
+
+
+class PgIndex:
+    """One collection: catalog, keyword index and vectors in one PostgreSQL schema."""
+
+    def __init__(
+        self,
+        db: Database,
+        embedder: Embedder,
+        *,
+        collection: str = "default",
+        language: str = "english",
+        embed_batch: int = 256,
+        owns_db: bool = True,
+    ) -> None:
+        self.db = db
+        self.embedder = embedder
+        self.collection = collection
+        self.embed_batch = embed_batch
+        self.owns_db = owns_db
+        self.s = sql.Identifier(db.schema)
+        ts_config = self._register(language)
+        self.catalog = PgCatalog(db, collection, Analyzer(language), ts_config)
+        self.vectors = PgVectors(db, collection)
+        self._check_embedder()
+
+    @classmethod
+    def open(cls, settings: Settings, embedder: Embedder | None = None) -> PgIndex:
+        assert settings.index.url, "PgIndex.open needs index.url"
+        db = Database(settings.index.url, settings.index.db_schema, settings.index.pool_size)
+        embedder = embedder or make_embedder(
+            settings.embedding.model,
+            batch_size=settings.embedding.batch_size,
+            device=settings.embedding.device,
+        )
+        try:
+            return cls(
+                db,
+                embedder,
+                collection=settings.collection,
+                language=settings.keyword.language,
+                embed_batch=max(settings.embedding.batch_size, 256),
+            )
+        except BaseException:
+            db.close()
+            raise
+
+    def _register(self, language: str) -> str:
+        """Create the collection's row, or check it was built with the same language. The
+        text-search configuration is the database's own for that language (`english`,
+        `turkish`, ...: PostgreSQL ships Snowball ones for ~30 languages), else `simple`."""
+        with self.db.connection() as conn:
+            conn.execute(
+                sql.SQL(
+                    "INSERT INTO {}.collections (name, language, ts_config) VALUES (%s, %s, "
+                    "coalesce((SELECT oid::regconfig FROM pg_ts_config WHERE cfgname = %s "
+                    "LIMIT 1), 'simple'::regconfig)) ON CONFLICT (name) DO NOTHING"
+                ).format(self.s),
+                (self.collection, language, language),
+            )
+            row = conn.execute(
+                sql.SQL(
+                    "SELECT language, ts_config::text FROM {}.collections WHERE name=%s"
+                ).format(self.s),
+                (self.collection,),
+            ).fetchone()
+        assert row is not None
+        stored, ts_config = row
+        if stored != language:
+            raise IndexCorruptError(
+                f"collection {self.collection!r} in PostgreSQL was built with keyword.language="
+                f"{stored!r}, configured {language!r}; set CRAG_KEYWORD__LANGUAGE={stored}"
+            )
+        return ts_config
+
+    # -- embedding model bookkeeping ----------------------------------------------------
+    @property
+    def embedding_model(self) -> str | None:
+        return self.vectors.embedding_model
+
+    def _check_embedder(self) -> None:
+        stored = self.embedding_model
+        if stored and stored != self.embedder.name:
+            raise EmbeddingMismatchError(stored, self.embedder.name, self.collection)
+
+    def record_embedder(self, conn, dim: int) -> None:
+        """Set the collection's model and dimension once, and build its HNSW index."""
+        row = conn.execute(
+            sql.SQL(
+                "UPDATE {}.collections SET embedding_model=%s, embedding_dim=%s "
+                "WHERE name=%s AND embedding_model IS NULL RETURNING 1"
+            ).format(self.s),
+            (self.embedder.name, dim, self.collection),
+        ).fetchone()
+        if row is not None:
+            self.vectors.ensure_index(conn, dim)
+
+    def _embed(self, chunks: Sequence[Chunk], progress: Progress | None) -> np.ndarray:
+        """Embed in slices, longest first (as the embedded `Index`); rows in `chunks` order."""
+        if not chunks:
+            return np.zeros((0, 0), dtype=np.float32)
+        order = sorted(range(len(chunks)), key=lambda i: -len(chunks[i].text))
+        parts = []
+        for i in range(0, len(order), self.embed_batch):
+            part = [chunks[j].text for j in order[i : i + self.embed_batch]]
+            parts.append(self.embedder.embed(part, kind="document"))
+            if progress:
+                progress(len(part))
+        by_length = np.vstack(parts)
+        vectors = np.empty_like(by_length)
+        vectors[order] = by_length
+        return vectors
+
+    # -- writes -------------------------------------------------------------------------
+    @contextmanager
+    def write_lock(
+        self,
+        wait: float = 0.0,
+        *,
+        cancelled: Callable[[], bool] | None = None,
+        on_wait: Callable[[], None] | None = None,
+    ) -> Iterator[None]:
+        """One writer per collection across all replicas (a PostgreSQL advisory lock)."""
+        import psycopg
+
+        key = f"crag-write:{self.db.schema}:{self.collection}"
+        with psycopg.connect(self.db.url, autocommit=True, connect_timeout=10) as conn:
+            give_up = time.monotonic() + wait
+            waiting = False
+            while not conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (key,)).fetchone()[
+                0
+            ]:
+                if cancelled is not None and cancelled():
+                    raise CragError("cancelled while waiting for the writer lock")
+                if time.monotonic() >= give_up:
+                    waited = f" (waited {wait:g} s)" if wait else ""
+                    raise CragError(
+                        f"another crag process is writing collection {self.collection!r}"
+                        f"{waited}; wait for it to finish"
+                    )
+                if not waiting and on_wait is not None:
+                    on_wait()
+                waiting = True
+                time.sleep(0.2)
+            try:
+                yield
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+
+    def needs_update(self, source: str, sha256: str) -> bool:
+        info = self.catalog.source(source)
+        return info is None or info.sha256 != sha256
+
+    def write(self, items: Sequence, progress: Progress | None = None) -> int:
+        """Write prepared sources, each in its own transaction; returns chunks embedded."""
+        if not items:
+            return 0
+        old = {it.source: self.catalog.chunk_ids(it.source) for it in items}
+        fresh = [c for it in items for c in it.chunks if c.id not in old[it.source]]
+        if progress:
+            progress(sum(len(it.chunks) for it in items) - len(fresh))
+        embeddings = self._embed(fresh, progress)
+        by_id = {c.id: embeddings[i] for i, c in enumerate(fresh)}
+        for it in items:
+            self.write_source(it.source, it.sha256, it.chunks, by_id, old[it.source])
+        return len(fresh)
+
+    def write_source(
+        self,
+        source: str,
+        sha256: str,
+        chunks: Sequence[Chunk],
+        embeddings: dict[str, np.ndarray],
+        old_ids: set[str],
+    ) -> None:
+        """Make the collection hold exactly `chunks` for `source`, in one transaction."""
+        from pgvector import Vector
+
+        cfg = self.catalog.ts_config
+        new_ids = {c.id for c in chunks}
+        inserts, updates = [], []
+        for c in chunks:
+            meta = json.dumps(c.metadata, ensure_ascii=False)
+            terms = self.catalog.index_text(c)
+            if c.id in old_ids:
+                updates.append(
+                    (
+                        c.doc_id,
+                        c.position,
+                        c.start,
+                        c.end,
+                        c.title,
+                        c.url,
+                        meta,
+                        cfg,
+                        terms,
+                        self.collection,
+                        c.id,
+                    )
+                )
+                continue
+            vector = Vector(np.asarray(embeddings[c.id], dtype=np.float32))
+            inserts.append(
+                (
+                    self.collection,
+                    c.id,
+                    c.source,
+                    c.doc_id,
+                    c.position,
+                    c.start,
+                    c.end,
+                    c.title,
+                    c.url,
+                    c.text,
+                    meta,
+                    cfg,
+                    terms,
+                    vector,
+                )
+            )
+        with self.db.connection() as conn, conn.transaction():
+            if inserts:
+                self.record_embedder(conn, len(embeddings[inserts[0][1]]))
+            conn.execute(
+                sql.SQL(
+                    "INSERT INTO {}.sources (collection, source, sha256, chunks) "
+                    "VALUES (%s, %s, %s, %s) ON CONFLICT (collection, source) DO UPDATE SET "
+                    "sha256=excluded.sha256, chunks=excluded.chunks, updated=now()"
+                ).format(self.s),
+                (self.collection, source, sha256, len(chunks)),
+            )
+            stale = sorted(old_ids - new_ids)
+            if stale:
+                conn.execute(
+                    sql.SQL("DELETE FROM {}.chunks WHERE collection=%s AND id = ANY(%s)").format(
+                        self.s
+                    ),
+                    (self.collection, stale),
+                )
+            with conn.cursor() as cur:
+                if updates:
+                    cur.executemany(sql.SQL(_UPDATE).format(s=self.s), updates)
+                if inserts:
+                    cur.executemany(sql.SQL(_INSERT).format(s=self.s), inserts)
+
+    def remove(self, source: str) -> int:
+        """Drop a source and its chunks in one transaction; returns the chunks removed."""
+        with self.db.connection() as conn, conn.transaction():
+            row = conn.execute(
+                sql.SQL(
+                    "DELETE FROM {}.sources WHERE collection=%s AND source=%s RETURNING chunks"
+                ).format(self.s),
+                (self.collection, source),
+            ).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def repair(self) -> list[str]:
+        """Nothing is ever half-written (one transaction per source)."""
+        return []
+
+    def reconcile(self) -> list[str]:
+        return []
+
+    def stores_agree(self) -> bool:
+        """Every source's recorded chunk count matches its rows."""
+        with self.db.connection() as conn:
+            row = conn.execute(
+                sql.SQL(
+                    "SELECT count(*) FROM {s}.sources s WHERE s.collection=%s AND s.chunks <> "
+                    "(SELECT count(*) FROM {s}.chunks c WHERE c.collection=s.collection "
+                    "AND c.source=s.source)"
+                ).format(s=self.s),
+                (self.collection,),
+            ).fetchone()
+        return row is not None and row[0] == 0
+
+    # -- reads --------------------------------------------------------------------------
+    def sources(self) -> list[SourceInfo]:
+        return self.catalog.sources()
+
+    def count(self) -> int:
+        return self.catalog.count()
+
+    def close(self) -> None:
+        if self.owns_db:
+            self.db.close()
