@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from crag.cli import ask, calibrate, chat, config, documents, evaluator, models, serve
+from crag.cli import ask, calibrate, chat, config, documents, evaluator, index, models, serve
 from crag.cli import eval as eval_commands
 
 __all__ = ["app", "main"]
@@ -22,7 +22,18 @@ app = typer.Typer(
     no_args_is_help=True,
     help="crag: corrective retrieval-augmented generation over your own documents.",
 )
-for _group in (documents, config, ask, chat, eval_commands, calibrate, evaluator, models, serve):
+for _group in (
+    documents,
+    config,
+    ask,
+    chat,
+    eval_commands,
+    calibrate,
+    evaluator,
+    models,
+    index,
+    serve,
+):
     _group.register(app)
 
 
