@@ -49,7 +49,9 @@ def _print_report(report: Any, verb: str) -> None:
 
 @friendly
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Files or folders (recursive).")],
+    paths: Annotated[
+        list[str], typer.Argument(help="Files or folders (recursive), or http(s) URLs.")
+    ],
     delete: Annotated[
         bool, typer.Option("--delete", help="Remove these sources instead of adding them.")
     ] = False,
@@ -59,19 +61,37 @@ def ingest(
             "--tag", help="KEY=VALUE metadata for every chunk (filter with --where); repeatable."
         ),
     ] = None,
+    refresh: Annotated[
+        bool, typer.Option("--refresh", help="Fetch URLs already indexed again.")
+    ] = False,
+    crawl: Annotated[
+        int, typer.Option("--crawl", metavar="DEPTH", help="Follow links DEPTH levels from URLs.")
+    ] = 0,
+    same_site: Annotated[
+        bool, typer.Option("--same-site/--any-site", help="Crawl only the start page's site.")
+    ] = True,
+    max_pages: Annotated[int, typer.Option(help="Pages fetched at most (crawl cap).")] = 50,
+    max_bytes: Annotated[
+        int | None, typer.Option(help="Largest page in bytes (default web.max_page_bytes).")
+    ] = None,
+    delay: Annotated[float, typer.Option(help="Seconds between requests to one site.")] = 0.5,
     collection: CollectionOpt = None,
 ) -> None:
-    """Index files and folders: SQuAD JSON, JSONL, PDF, HTML, Markdown, text (.gz too)."""
+    """Index files and folders (SQuAD JSON, JSONL, PDF, HTML, Markdown, text, Office, EPUB;
+    .gz too) and web pages by URL (docs/ingest-web.md)."""
     from crag.index.store import Index
+    from crag.ingest.crawl import is_url
     from crag.ingest.ingestor import Ingestor
     from crag.ingest.metadata import parse_tags
 
     settings = collection_settings(collection)
     tags = parse_tags(tag)
+    urls = [p for p in paths if is_url(p)]
+    files = [Path(p) for p in paths if not is_url(p)]
     index = Index.open(settings)
     ingestor = Ingestor(index, settings.ingest, tags=tags)
     if delete:
-        report = ingestor.remove(paths)
+        report = ingestor.remove([*files, *urls])
         _print_report(report, "removed")
     else:
         columns = (
@@ -84,13 +104,42 @@ def ingest(
         )
         try:
             with Progress(*columns, console=err, transient=False) as progress:
-                report = ingestor.ingest(paths, progress=RichProgress(progress))
+                report = ingestor.ingest(files, progress=RichProgress(progress)) if files else None
+            if urls:
+                got = _ingest_urls(ingestor, urls, settings, refresh, crawl, same_site,
+                                   max_pages, max_bytes, delay)  # fmt: skip
+                report = got if report is None else _merged(report, got)
         except KeyboardInterrupt:
             _cancelled(index)
         _print_report(report, "ingested")
     index.close()
     if report.failed:
         raise typer.Exit(2)
+
+
+def _ingest_urls(ingestor: Any, urls: list[str], settings: Any, *args: Any) -> Any:
+    from crag.ingest.urls import UrlOptions, ingest_urls
+
+    refresh, depth, same_site, max_pages, max_bytes, delay = args
+    options = UrlOptions(refresh=refresh, depth=depth, same_site=same_site,
+                         max_pages=max_pages, max_bytes=max_bytes, delay=delay)  # fmt: skip
+
+    def shown(got: Any) -> None:
+        what = "[dim]already indexed (--refresh fetches it)[/]" if got.error == "skipped" else (
+            f"[red]{got.error}[/]" if got.error else f"{len(got.page.body)} bytes")  # fmt: skip
+        err.print(f"fetched {got.url} {what}", highlight=False)
+
+    with err.status("fetching…"):
+        return ingest_urls(ingestor, urls, settings.web, options, on_page=shown)
+
+
+def _merged(a: Any, b: Any) -> Any:
+    for name in ("added", "updated", "unchanged", "removed", "failed", "warnings", "repaired"):
+        getattr(a, name).extend(getattr(b, name))
+    a.chunks += b.chunks
+    a.embedded += b.embedded
+    a.seconds += b.seconds
+    return a
 
 
 def _cancelled(index: Any) -> None:
@@ -107,7 +156,9 @@ def _cancelled(index: Any) -> None:
 
 @friendly
 def remove(
-    sources: Annotated[list[Path], typer.Argument(help="Files or folders to drop from the index.")],
+    sources: Annotated[
+        list[str], typer.Argument(help="Files, folders or URLs to drop from the index.")
+    ],
     collection: CollectionOpt = None,
 ) -> None:
     """Drop sources from the index (same as `crag ingest --delete`)."""

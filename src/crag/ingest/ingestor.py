@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -30,7 +31,9 @@ __all__ = ["IngestProgress", "IngestReport", "Ingestor", "source_key"]
 
 
 def source_key(path: str | Path) -> str:
-    """How a file is named in the index: its absolute, resolved path."""
+    """How a file is named in the index: its absolute, resolved path (a URL: itself)."""
+    if isinstance(path, str) and path.lower().startswith(("http://", "https://")):
+        return path
     return str(Path(path).expanduser().resolve())
 
 
@@ -199,10 +202,11 @@ class Ingestor:
         base: Mapping[str, object],
         *,
         load_as: str | None = None,
+        url: str = "",
     ) -> PreparedSource | None:
         """Load, tag and chunk bytes already read (a file, a fetched page) as source `key`;
         None when unchanged or failed (recorded in `report`). `load_as` picks the loader by
-        its suffix when `key` (a URL) has none."""
+        its suffix when `key` (a URL) has none; `url` is what citations link to."""
         try:
             digest = tagged_digest(hashlib.sha256(data).hexdigest(), self.tags)
             if not self.index.needs_update(key, digest):
@@ -222,12 +226,31 @@ class Ingestor:
             report.failed.append((shown, f"cannot read: {exc.strerror or exc}"))
             return None
         report.warnings.extend(loaded.warnings)
-        chunks = self.chunker.split_all(with_metadata(loaded.documents, base, self.tags))
+        docs = loaded.documents
+        if url or load_as:  # the loader named them after `load_as`; they belong to `key`
+            docs = [dataclasses.replace(d, source=key, url=url or d.url) for d in docs]
+        chunks = self.chunker.split_all(with_metadata(docs, base, self.tags))
         if not chunks:
             report.failed.append((shown, "no text to index after chunking"))
             return None
         (report.updated if self.index.catalog.source(key) else report.added).append(key)
         return PreparedSource(source=key, sha256=digest, chunks=chunks)
+
+    def write(
+        self,
+        prepared: list[PreparedSource],
+        report: IngestReport,
+        progress: IngestProgress | None = None,
+    ) -> None:
+        """Write sources prepared by `prepare_bytes` (fetched pages): under the writer lock,
+        after repairing what an earlier run left half-written."""
+        progress = progress or _NoProgress()
+        with self.index.write_lock(
+            self.lock_wait, cancelled=self._cancelled, on_wait=self._on_lock_wait
+        ):
+            report.repaired = self.index.repair()
+            for i in range(0, len(prepared), 64):
+                self._flush(prepared[i : i + 64], report, progress)
 
     def _flush(
         self, buffer: list[PreparedSource], report: IngestReport, progress: IngestProgress

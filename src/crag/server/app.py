@@ -89,8 +89,14 @@ def create_app(
             pipe = await asyncio.to_thread(build_pipeline, settings, reader)
 
         def make_jobs(write_to: Index, s: Settings) -> JobRunner:
-            """The ingestion jobs of one collection (the default, or one opened later)."""
-            return JobRunner(
+            """The ingestion jobs of one collection (the default, or one opened later); in
+            PostgreSQL when the index is, so every replica shares them."""
+            runner: type[JobRunner] = JobRunner
+            if s.index.url:
+                from crag.server.pgjobs import PgJobRunner
+
+                runner = PgJobRunner
+            return runner(
                 write_to,
                 s.ingest,
                 max_queued=s.server.max_jobs,
@@ -98,6 +104,7 @@ def create_app(
                 spool_dir=s.data_dir / "uploads" / s.collection,
                 job_timeout_s=s.server.job_timeout_s,
                 lock_wait_s=s.server.lock_wait_s,
+                web=s.web,
             )
 
         jobs = make_jobs(write, settings)

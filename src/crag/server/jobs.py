@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from crag.config import IngestSettings
+from crag.config import IngestSettings, WebSettings
 from crag.errors import CragError
 from crag.index.store import Index
 from crag.ingest.ingestor import Ingestor, IngestReport
@@ -99,6 +99,9 @@ class Job:
     id: str
     kind: Literal["ingest", "remove"]
     uploads: list[Upload] = field(default_factory=list)
+    urls: list[str] = field(default_factory=list)  # web pages to fetch (POST .../urls)
+    url_options: dict[str, Any] = field(default_factory=dict)  # crag.ingest.urls.UrlOptions
+    tags: dict[str, Any] = field(default_factory=dict)  # metadata for every chunk
     remove_source: str = ""
     state: State = "queued"
     created: float = field(default_factory=time.time)
@@ -118,6 +121,7 @@ class Job:
         out["uploads"] = [
             {"source": u.source, "path": str(u.path), "original": u.original} for u in self.uploads
         ]
+        out.update(urls=self.urls, url_options=self.url_options, tags=self.tags)
         return out
 
     @classmethod
@@ -129,6 +133,9 @@ class Job:
                 Upload(u["source"], Path(u["path"]), u.get("original", ""))
                 for u in data.get("uploads", [])
             ],
+            urls=list(data.get("urls") or []),
+            url_options=dict(data.get("url_options") or {}),
+            tags=dict(data.get("tags") or {}),
             remove_source=data.get("source") or "",
             state=data["state"],
             created=data.get("created") or time.time(),
@@ -168,13 +175,14 @@ class Job:
             "finished": self.finished,
             "progress": {
                 "files_done": p.n_files_done,
-                "files_total": p.n_files or len(self.uploads),
+                "files_total": p.n_files or len(self.uploads) or len(self.urls),
                 "chunks_done": p.n_chunks_done,
                 "chunks_total": p.n_chunks,
             },
         }
         if self.kind == "ingest":
             out["files"] = [{"source": u.source, "filename": u.original} for u in self.uploads]
+            out["files"] += [{"source": url, "filename": url} for url in self.urls]
         else:
             out["source"] = self.remove_source
             out["removed_chunks"] = self.removed_chunks
@@ -211,9 +219,11 @@ class JobRunner:
         spool_dir: Path | None = None,
         job_timeout_s: float = 3600.0,
         lock_wait_s: float = 900.0,
+        web: WebSettings | None = None,
     ) -> None:
         self.index = index
         self.settings = settings
+        self.web = web or WebSettings()  # how URL jobs fetch (SSRF rules, size, user agent)
         self.max_queued = max_queued
         self.keep = keep
         self.jobs_dir = jobs_dir
@@ -397,27 +407,31 @@ class JobRunner:
             if self._stopping.is_set():
                 self._drop(job)
                 continue
-            self.current = job
-            job.state = "running"
-            job.started = time.time()
-            job.note = ""
-            self._save(job)
-            try:
-                self._run(job)
-            except JobCancelled as exc:
-                if job.cancel_reason == "stopping":
-                    self._requeue_on_disk(job)
-                    self.current = None
-                    continue
-                job.error = str(exc)
-                self._repair_after_stop()
-            except CragError as exc:  # e.g. the writer lock stayed busy past lock_wait_s
-                job.error = str(exc)
-            except Exception:  # reported on the job; the worker keeps going
-                log.exception("ingestion job %s failed", job.id)
-                job.error = "internal error; see the server log"
-            self.current = None
-            self._finish(job, job.error)
+            self._execute(job)
+
+    def _execute(self, job: Job) -> None:
+        """Run one job to its end: done, failed, or (server stopping) queued again."""
+        self.current = job
+        job.state = "running"
+        job.started = time.time()
+        job.note = ""
+        self._save(job)
+        try:
+            self._run(job)
+        except JobCancelled as exc:
+            if job.cancel_reason == "stopping":
+                self._requeue_on_disk(job)
+                self.current = None
+                return
+            job.error = str(exc)
+            self._repair_after_stop()
+        except CragError as exc:  # e.g. the writer lock stayed busy past lock_wait_s
+            job.error = str(exc)
+        except Exception:  # reported on the job; the worker keeps going
+            log.exception("ingestion job %s failed", job.id)
+            job.error = "internal error; see the server log"
+        self.current = None
+        self._finish(job, job.error)
 
     def _finish(self, job: Job, error: str) -> None:
         job.error = error
@@ -479,10 +493,17 @@ class JobRunner:
             lock_wait=self.lock_wait_s,
             cancelled=cancelled,
             on_lock_wait=waiting,
+            tags=job.tags,
         )
-        report = ingestor.ingest_as(
-            [(u.source, u.path) for u in job.uploads], progress=job.progress
-        )
+        if job.urls:
+            from crag.ingest.urls import UrlOptions, ingest_urls
+
+            options = UrlOptions(**job.url_options)
+            report = ingest_urls(ingestor, job.urls, self.web, options, job.progress)
+        else:
+            report = ingestor.ingest_as(
+                [(u.source, u.path) for u in job.uploads], progress=job.progress
+            )
         job.report = report
         if report.failed and not (report.added or report.updated or report.unchanged):
             job.error = "no file could be ingested: " + "; ".join(

@@ -34,6 +34,7 @@ __all__ = [
     "SourceOut",
     "SourcesOut",
     "TurnIn",
+    "UrlsIn",
 ]
 
 
@@ -173,6 +174,24 @@ class SearchResponse(BaseModel):
     collection: str
     where: str = Field(description="The filter as applied ('' for none).")
     hits: list[HitOut]
+
+
+class UrlsIn(BaseModel):
+    """Web pages to ingest (`POST /v1/documents/urls`), as `crag ingest URL…` does."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    urls: list[str] = Field(min_length=1, max_length=100, description="http(s) URLs.")
+    refresh: bool = Field(False, description="Fetch URLs already indexed again.")
+    crawl_depth: int = Field(0, ge=0, le=5, description="Follow links this many levels.")
+    same_site: bool = Field(True, description="Crawl only each start page's site.")
+    max_pages: int = Field(50, ge=1, le=500, description="Pages fetched at most.")
+    max_bytes: int | None = Field(
+        None, ge=1024, le=50_000_000, description="Largest page (default web.max_page_bytes)."
+    )
+    tags: dict[str, str | int | float | bool] = Field(
+        default_factory=dict, max_length=32, description="Metadata for every chunk (--tag)."
+    )
 
 
 class CollectionIn(BaseModel):

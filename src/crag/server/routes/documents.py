@@ -23,7 +23,7 @@ from crag.server.deps import RuntimeDep, require_key
 from crag.server.errors import Conflict
 from crag.server.jobs import Job, Upload
 from crag.server.runtime import Runtime
-from crag.server.schemas import JobOut, SourceOut, SourcesOut
+from crag.server.schemas import JobOut, SourceOut, SourcesOut, UrlsIn
 from crag.server.uploads import check_supported, check_upload, source_name, spool_path
 
 __all__ = ["router"]
@@ -171,6 +171,40 @@ async def upload(
         for u in uploads:
             u.path.unlink(missing_ok=True)
         raise
+    return _accepted(job)
+
+
+@router.post(
+    "/urls",
+    status_code=202,
+    response_model=JobOut,
+    responses={503: {"description": "Too many ingestion jobs waiting; retry after Retry-After."}},
+)
+async def ingest_urls(body: UrlsIn, rt: RuntimeDep) -> Any:
+    """Queue web pages for ingestion (fetched by the job, under the SSRF rules of `web.*`;
+    indexed and cited under their URL); returns the job. docs/ingest-web.md."""
+    from crag.ingest.crawl import is_url
+    from crag.ingest.metadata import parse_tags
+
+    for i, url in enumerate(body.urls):
+        if not is_url(url.strip()):
+            raise CragError(f"urls[{i}]: {url[:200]!r} is not an http(s) URL")
+    parse_tags(f"{k}={v}" for k, v in body.tags.items())  # same key rules as --tag
+    options = {
+        "refresh": body.refresh,
+        "depth": body.crawl_depth,
+        "same_site": body.same_site,
+        "max_pages": body.max_pages,
+        "max_bytes": body.max_bytes,
+    }
+    job = Job(
+        id=rt.jobs.new_id(),
+        kind="ingest",
+        urls=[u.strip() for u in body.urls],
+        url_options=options,
+        tags=dict(body.tags),
+    )
+    rt.jobs.submit(job)
     return _accepted(job)
 
 
