@@ -12,7 +12,18 @@ from typing import Annotated
 
 import typer
 
-from crag.cli import ask, calibrate, chat, config, documents, evaluator, index, models, serve
+from crag.cli import (
+    ask,
+    calibrate,
+    chat,
+    config,
+    documents,
+    evaluator,
+    index,
+    models,
+    serve,
+    watch,
+)
 from crag.cli import eval as eval_commands
 
 __all__ = ["app", "main"]
@@ -24,6 +35,7 @@ app = typer.Typer(
 )
 for _group in (
     documents,
+    watch,
     config,
     ask,
     chat,
