@@ -107,7 +107,13 @@ class Runtime:
             "collection": self.index.collection,
             "chunks": chunks,
             "vectors": vectors,
-            "vector_store": "chroma-server" if self.settings.chroma_url else "chroma-embedded",
+            "vector_store": (
+                "postgresql"
+                if self.settings.index.url
+                else "chroma-server"
+                if self.settings.chroma_url
+                else "chroma-embedded"
+            ),
         }
 
     # -- pipelines -----------------------------------------------------------------------

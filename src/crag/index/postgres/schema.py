@@ -68,6 +68,7 @@ CREATE TABLE {s}.jobs (
     updated timestamptz NOT NULL DEFAULT now(),
     claimed_by text,
     attempts integer NOT NULL DEFAULT 0,
+    cancel text NOT NULL DEFAULT '',
     record jsonb NOT NULL);
 CREATE INDEX jobs_queue ON {s}.jobs (collection, state, created);
 CREATE TABLE {s}.job_files (
