@@ -81,7 +81,7 @@ def ingest(
     .gz too) and web pages by URL (docs/ingest-web.md)."""
     from crag.index.store import Index
     from crag.ingest.crawl import is_url
-    from crag.ingest.ingestor import Ingestor
+    from crag.ingest.ingestor import Ingestor, IngestReport
     from crag.ingest.metadata import parse_tags
 
     settings = collection_settings(collection)
@@ -104,11 +104,15 @@ def ingest(
         )
         try:
             with Progress(*columns, console=err, transient=False) as progress:
-                report = ingestor.ingest(files, progress=RichProgress(progress)) if files else None
+                report = (
+                    ingestor.ingest(files, progress=RichProgress(progress))
+                    if files
+                    else IngestReport()
+                )
             if urls:
                 got = _ingest_urls(ingestor, urls, settings, refresh, crawl, same_site,
                                    max_pages, max_bytes, delay)  # fmt: skip
-                report = got if report is None else _merged(report, got)
+                report = _merged(report, got)
         except KeyboardInterrupt:
             _cancelled(index)
         _print_report(report, "ingested")

@@ -8,7 +8,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends
 
-from crag.index.filters import Filter, condition, parse_filter
+from crag.index.filters import Condition, Filter, condition, parse_filter
 from crag.index.retriever import HybridRetriever
 from crag.models.reranker import rerank
 from crag.server.deps import RuntimeDep, require_key
@@ -22,7 +22,7 @@ router = APIRouter(prefix="/v1", tags=["search"], dependencies=[Depends(require_
 
 def filter_of(items: list[ConditionIn | str]) -> Filter:
     """The request's `where` as one typed `Filter` (a bad one: 400 naming it)."""
-    conditions = []
+    conditions: list[Condition] = []
     for i, item in enumerate(items):
         if isinstance(item, str):
             conditions.extend(parse_filter([item]).conditions)
