@@ -49,7 +49,10 @@ def watch(
     settings = collection_settings(collection)
     index = Index.open(settings)
     try:
-        ingestor = Ingestor(index, settings.ingest, tags=parse_tags(tag))
+        # another writer (an ingest, the server's jobs) holding the lock: wait, as jobs do
+        ingestor = Ingestor(
+            index, settings.ingest, tags=parse_tags(tag), lock_wait=settings.server.lock_wait_s
+        )
         watcher = FolderWatcher(ingestor, paths, debounce=debounce, on_sync=_print)
         # SIGTERM (kill, a service manager) stops between batches like Ctrl-C does
         signal.signal(signal.SIGTERM, lambda *_: watcher.stop())

@@ -25,7 +25,7 @@ from pathlib import PurePath
 from typing import Any
 
 from crag.errors import CragError
-from crag.index.filters import Scalar, parse_filter, parse_value
+from crag.index.filters import Scalar, condition, parse_value
 from crag.ingest.compressed import COMPRESSED
 from crag.types import Document
 
@@ -46,7 +46,7 @@ def parse_tags(items: Iterable[str] | None) -> Tags:
         key = key.strip()
         if key in _RESERVED:
             raise CragError(f"--tag {item!r}: {key!r} is a chunk column; pick another name")
-        parse_filter([f"{key}=x"])  # the same field rules as filters (raises FilterError)
+        condition(key, "=", "x", where=f"--tag {item!r}")  # the field rules of filters
         tags[key] = parse_value(raw, field=f"--tag {item!r}") if raw.strip() else ""
     return tags
 
