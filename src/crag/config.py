@@ -251,16 +251,7 @@ class LLMRoleSettings(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _spec_string(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            from crag.errors import ConfigError
-            from crag.providers import parse_spec
-
-            try:
-                provider, model = parse_spec(value)
-            except ConfigError as exc:
-                raise ValueError(str(exc)) from None
-            return {"provider": provider, "model": model}
-        return value
+        return _spec_dict(value) if isinstance(value, str) else value
 
     @field_validator("provider")
     @classmethod
@@ -290,6 +281,18 @@ _ROLE_DEFAULTS: dict[str, dict[str, Any]] = {
     "grader": {},
     "generator": {"model": "qwen2.5-coder-1.5b", "parallel": 1},
 }
+
+
+def _spec_dict(value: str) -> dict[str, str]:
+    """'provider:model' (or a bare model name) as the role's fields."""
+    from crag.errors import ConfigError
+    from crag.providers import parse_spec
+
+    try:
+        provider, model = parse_spec(value)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+    return {"provider": provider, "model": model}
 
 
 def _generator_default() -> LLMRoleSettings:
@@ -324,7 +327,7 @@ class LLMSettings(BaseModel):
             for role, defaults in _ROLE_DEFAULTS.items():
                 given = value.get(role)
                 if isinstance(given, str):
-                    given = LLMRoleSettings._spec_string(given)
+                    given = _spec_dict(given)
                 if isinstance(given, dict):
                     value[role] = {**defaults, **given}
         return value

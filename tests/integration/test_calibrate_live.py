@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from tests.conftest import MODELS_DIR, SAMPLE
 
+from crag.trace import Trace
+
 pytestmark = pytest.mark.slow
 
 
@@ -51,8 +53,9 @@ def test_calibrate_sample_writes_stores_and_resumes(tmp_path: Path) -> None:
 
     asked = crag("ask", "When was the telephone patented?", "-c", "sample", "--json", data_dir=data)
     assert asked.returncode == 0, asked.stderr
-    thresholds = json.loads(asked.stdout)["trace"]["thresholds"]
-    assert (thresholds["upper"], thresholds["lower"]) == (stored["upper"], stored["lower"])
+    thresholds = Trace.model_validate(json.loads(asked.stdout)["trace"]).thresholds
+    assert thresholds is not None
+    assert (thresholds.upper, thresholds.lower) == (stored["upper"], stored["lower"])
 
     second = crag("calibrate", "-c", "sample", "--questions", "4", data_dir=data)
     assert second.returncode == 0, second.stderr

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from tests.conftest import SAMPLE, write
 
+from crag.trace import Trace
+
 pytestmark = pytest.mark.slow
 
 
@@ -77,9 +79,9 @@ def test_ask_json_trace_and_graph(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     answer = json.loads(out.stdout)
     assert answer["question"] == question and answer["verdict"] in {"correct", "ambiguous"}
-    trace = answer["trace"]
-    assert len(trace["evaluations"]) == 5 and trace["stages_ms"]["generate"] > 0
-    assert {c["role"] for c in trace["calls"]} <= {"grader", "generator"}
+    trace = Trace.model_validate(answer["trace"])  # the typed schema reads it back
+    assert len(trace.evaluations) == 5 and trace.stages_ms["generate"] > 0
+    assert {c.role for c in trace.calls} <= {"grader", "generator"}
     for c in answer["citations"]:
         assert f"[{c['n']}]" in answer["answer"] and Path(c["source"]).exists()
     shown = crag("ask", question, "--trace", "--mode", "rag", data_dir=data, **env)

@@ -23,6 +23,7 @@ from crag.eval.summary import summarize
 from crag.index.store import Index
 from crag.ingest.ingestor import Ingestor
 from crag.pipeline import build_pipeline
+from crag.trace import Trace
 
 pytestmark = pytest.mark.slow
 
@@ -97,7 +98,8 @@ def test_eval_in_process_both_modes_resume_and_report(
     assert by[("gg-architect", "crag")]["gold_in_context"] is False  # unanswerable
     assert all(r["verdict"] for r in records if r["mode"] == "crag")
     assert all(r["verdict"] is None for r in records if r["mode"] == "rag")
-    assert all(r["trace"]["evaluations"] for r in records if r["mode"] == "crag")  # judged
+    crag_traces = [Trace.model_validate(r["trace"]) for r in records if r["mode"] == "crag"]
+    assert all(t.evaluations for t in crag_traces)  # judged
 
     modes = summarize(records, ["rag", "crag"])
     for mode in ("rag", "crag"):

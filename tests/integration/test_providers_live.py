@@ -24,6 +24,7 @@ from tests.servers.ollama_api import OllamaAPI
 from crag.grading import LLMJudge
 from crag.models.llm import ChatRequest, OllamaLLM, OpenAICompatLLM, RoleLLM, recording_calls
 from crag.models.llm.structured import JUDGEMENT_SCHEMA
+from crag.trace import Trace
 
 pytestmark = pytest.mark.slow
 
@@ -148,13 +149,13 @@ def test_crag_ask_with_grader_and_generator_on_different_providers(
     out = _crag("ask", "How do honey bees tell nest mates where flowers are?", "--json", env=env)
     assert out.returncode == 0, out.stderr
     answer = json.loads(out.stdout)
-    calls = answer["trace"]["calls"]
-    graders = [c for c in calls if c["role"] == "grader"]
-    generators = [c for c in calls if c["role"] == "generator"]
-    assert graders and {c["provider"] for c in graders} == {"openai"}
-    assert generators and {c["provider"] for c in generators} == {"ollama"}
-    assert all(c["prompt_tokens"] > 0 and c["completion_tokens"] > 0 for c in calls)
-    assert answer["verdict"] == "correct" and len(answer["trace"]["evaluations"]) == 3
+    trace = Trace.model_validate(answer["trace"])
+    graders = [c for c in trace.calls if c.role == "grader"]
+    generators = [c for c in trace.calls if c.role == "generator"]
+    assert graders and {c.provider for c in graders} == {"openai"}
+    assert generators and {c.provider for c in generators} == {"ollama"}
+    assert all(c.prompt_tokens > 0 and c.completion_tokens > 0 for c in trace.calls)
+    assert answer["verdict"] == "correct" and len(trace.evaluations) == 3
     assert len(ollama.state["requests"]) > before  # the generator really went over HTTP
     assert "sk-test-never-shown" not in out.stdout + out.stderr + models.stdout
 

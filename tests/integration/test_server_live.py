@@ -20,6 +20,7 @@ from crag.index.store import Index
 from crag.ingest.ingestor import Ingestor
 from crag.pipeline import build_pipeline
 from crag.server import create_app
+from crag.trace import Trace
 
 pytestmark = pytest.mark.slow
 
@@ -96,9 +97,9 @@ def test_ask_and_its_stream_give_the_same_cited_answer(url, parts) -> None:
         assert not answer["refused"] and answer["citations"], answer
         assert {c["chunk_id"] for c in answer["citations"]} <= real_ids
         assert any(c["source"].endswith("honeybees.md") for c in answer["citations"])
-        trace = answer["trace"]
-        assert {"retrieve", "rerank", "evaluate", "generate"} <= set(trace["stages_ms"])
-        assert {c["role"] for c in trace["calls"]} == {"generator"}  # no LLM judge by default
+        trace = Trace.model_validate(answer["trace"])
+        assert {"retrieve", "rerank", "evaluate", "generate"} <= set(trace.stages_ms)
+        assert {c.role for c in trace.calls} == {"generator"}  # no LLM judge by default
 
         body = {"question": QUESTION, "stream": True, "options": {"trace": False}}
         with client.stream("POST", "/v1/ask", json=body) as response:
@@ -133,7 +134,8 @@ def test_openai_client_whole_and_streamed(url) -> None:
     message = completion.choices[0].message
     assert message.role == "assistant" and completion.choices[0].finish_reason == "stop"
     extra = completion.model_extra["crag"]
-    assert extra["mode"] == "rag" and extra["verdict"] is None and extra["trace"]["calls"]
+    assert extra["mode"] == "rag" and extra["verdict"] is None
+    assert Trace.model_validate(extra["trace"]).calls
     if extra["citations"]:
         assert "\n\nSources:\n[1] " in message.content
         assert "inventions.jsonl" in message.content
@@ -215,7 +217,8 @@ def test_uploads_are_jobs_named_by_the_client_stored_by_the_server(url, parts) -
                   "options": {"top_k": 8, "rerank_k": 2}},
         ).json()  # fmt: skip
         assert any(c["source"] == "saffron.md" for c in found["citations"]), found
-        assert len(found["trace"]["retrieved"]) == 8 and len(found["trace"]["reranked"]) == 2
+        trace = Trace.model_validate(found["trace"])
+        assert len(trace.retrieved) == 8 and len(trace.reranked) == 2
 
         for name in ("saffron.md", "moon.squad.json", "kelp.jsonl"):
             gone = client.delete(f"/v1/documents/{name}")

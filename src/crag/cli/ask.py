@@ -78,7 +78,7 @@ def ask(
         if stream and not as_json:
             answer: Answer | None = None
             streamed: list[str] = []
-            for event in pipeline.stream(question, mode):  # type: ignore[arg-type]
+            for event in pipeline.stream(question, mode):
                 if event[0] == "node":
                     if event[1] == "reflect" and event[2].get("route") in (
                         "regenerate",
@@ -109,7 +109,7 @@ def ask(
             _print_answer(answer, body=not streamed)
         else:
             with err.status("thinking…") if not as_json else nullcontext():
-                answer = pipeline.ask(question, mode)  # type: ignore[arg-type]
+                answer = pipeline.ask(question, mode)
             if as_json:
                 sys.stdout.write(json.dumps(answer.to_dict(), ensure_ascii=False, indent=2) + "\n")
                 return

@@ -10,7 +10,7 @@ configured, on the collection's own text, and stores the thresholds with the col
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.progress import (
@@ -107,7 +107,7 @@ def calibrate(
     _print(result)
 
 
-def _print(result) -> None:  # type: ignore[no-untyped-def]
+def _print(result: Any) -> None:
     c = result.choice
     table = Table(
         title=f"risk–coverage on {result.collection!r} ({result.evaluator})", title_justify="left"

@@ -49,7 +49,8 @@ class ChatSession:
         self.pipeline: Any = None
         self.history_turns = history_turns
         self.open(settings.collection)
-        self.followups = FollowUps(self.pipeline.components.generator.llm, max_turns=history_turns)
+        pipeline: Any = self.pipeline  # set by open()
+        self.followups = FollowUps(pipeline.components.generator.llm, max_turns=history_turns)
 
     def open(self, collection: str) -> None:
         import dataclasses

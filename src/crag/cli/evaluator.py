@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
@@ -168,7 +168,7 @@ def calibrate(
     model_dir = model or run / "model"
     evaluator = CrossEncoderEvaluator(str(model_dir))
     sources = _sources(squad, nq_questions, nq_passages, nq_limit, squad_limit, seed)
-    items = []
+    items: list[Any] = []
     for q, index in labelled_questions(sources, "calibrate", run / "index"):
         items += collect([q], index.search, evaluator, seed=seed + len(items))
     result = choose_thresholds(items)

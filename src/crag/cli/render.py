@@ -152,7 +152,7 @@ def _print_web(web: WebRecord) -> None:
         table.add_column(col)
     for i, r in enumerate(web.results, start=1):
         page = pages.get(r.url)
-        state = "snippet" if page is None else page.status
+        state: str = "snippet" if page is None else page.status
         if page is not None and page.reason:
             state += f": {page.reason}"
         table.add_row(str(i), state, r.url)

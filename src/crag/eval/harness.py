@@ -226,7 +226,7 @@ class Harness:
             read = top
         else:
             web = trace.web.strips if trace.web is not None else []
-            read = [s.text for s in [*trace.strips, *web] if s.kept]
+            read = [s.text for s in trace.strips if s.kept] + [s.text for s in web if s.kept]
         kept = any(contains_answer(t, item.answers, self.language) for t in read)
         return {"answer_in_top5": in_top, "answer_kept": kept if in_top else None}
 

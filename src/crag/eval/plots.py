@@ -7,7 +7,11 @@ drawing code is as long as the rest of the report.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from matplotlib.colors import ListedColormap
+    from matplotlib.ticker import MaxNLocator
 
 from crag.eval.summary import STAGES, VERDICTS
 
@@ -35,7 +39,7 @@ def write_plots(summary: dict[str, Any], out_dir: Path) -> dict[str, str]:
 
     modes = summary["modes"]
     names = list(modes)
-    colors = plt.get_cmap("tab10").colors
+    colors: Any = cast("ListedColormap", plt.get_cmap("tab10")).colors
     drawn: dict[str, str] = {}
     title = f"{summary['run']['dataset_name']} · {summary['run']['questions']} questions"
 
@@ -129,7 +133,7 @@ def write_plots(summary: dict[str, Any], out_dir: Path) -> dict[str, str]:
             bottoms = [b + x for b, x in zip(bottoms, vals, strict=True)]
         ax.set_ylabel("questions")
         ax.set_title(f"Evaluator verdicts\n{title}")
-        ax.yaxis.get_major_locator().set_params(integer=True)
+        cast("MaxNLocator", ax.yaxis.get_major_locator()).set_params(integer=True)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, title="verdict")
         fig.tight_layout()
         fig.savefig(out_dir / PLOTS["verdicts"], dpi=110)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Any
 
 __all__ = ["detect_language", "language_cues", "language_name"]
 
@@ -74,7 +75,7 @@ _WORDS = re.compile(r"(?<!['’])\b[^\W\d_]+")  # not the "ve" of "i 've"
 
 
 @functools.lru_cache(maxsize=1)
-def _identifier():  # type: ignore[no-untyped-def]
+def _identifier() -> Any:
     from langid.langid import LanguageIdentifier, model
 
     identifier = LanguageIdentifier.from_modelstring(model, norm_probs=True)

@@ -255,7 +255,7 @@ class Index:
         self.catalog.mark([source], "removing")
         self.catalog.delete_source_chunks(source)
         ids = self.vectors.ids_for_source(source)
-        self.vectors.delete(ids)
+        self.vectors.delete(sorted(ids))
         self.catalog.forget_source(source)
         return max(info.chunks, len(ids))
 
@@ -271,13 +271,13 @@ class Index:
         src = info.source
         if info.state == "removing":
             self.catalog.delete_source_chunks(src)
-            self.vectors.delete(self.vectors.ids_for_source(src))
+            self.vectors.delete(sorted(self.vectors.ids_for_source(src)))
             self.catalog.forget_source(src)
             return
         in_catalog = self.catalog.chunk_ids(src)
         in_vectors = self.vectors.ids_for_source(src)
         if in_vectors - in_catalog:
-            self.vectors.delete(in_vectors - in_catalog)
+            self.vectors.delete(sorted(in_vectors - in_catalog))
         missing = in_catalog - in_vectors
         if missing:
             chunks = list(self.catalog.get_chunks(sorted(missing)).values())

@@ -66,11 +66,15 @@ def _after_reflect(state: CragState) -> Literal["generate", "web_search", "__end
     return "web_search" if route == "web_search" else "__end__"
 
 
-@cache
-def build_graph(mode: Mode = Mode.CRAG) -> CragGraph:
+def build_graph(mode: Mode | str = Mode.CRAG) -> CragGraph:
     """The compiled StateGraph for `mode` (one of `MODES`), shared by every run."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    return _compiled(Mode(mode))
+
+
+@cache
+def _compiled(mode: Mode) -> CragGraph:
     graph = StateGraph(CragState, context_schema=Components)
     graph.add_node("retrieve", NODES["retrieve"])
     graph.add_node("rerank", NODES["rerank"])

@@ -11,8 +11,8 @@ corrective modes: the kept strips, local and web); the graph wires one or the ot
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import replace
+from typing import Protocol
 
 from langgraph.runtime import Runtime
 
@@ -25,7 +25,11 @@ from crag.types import ScoredChunk, Strip, Verdict
 
 __all__ = ["NODES", "Node"]
 
-Node = Callable[[CragState, Runtime[Components]], CragState]
+
+class Node(Protocol):
+    """A graph node: the state in, a partial update out; components from the run context."""
+
+    def __call__(self, state: CragState, runtime: Runtime[Components]) -> CragState: ...
 
 
 def _with_chunk_scores(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
 
@@ -30,10 +30,10 @@ class Pipeline:
     def __init__(self, components: Components) -> None:
         self.components = components
 
-    def graph(self, mode: Mode = Mode.CRAG) -> CragGraph:
-        return build_graph(mode)
+    def graph(self, mode: Mode | str = Mode.CRAG) -> CragGraph:
+        return build_graph(Mode(mode))
 
-    def _start(self, question: str, mode: Mode) -> CragState:
+    def _start(self, question: str, mode: Mode | str) -> CragState:
         if mode not in MODES:
             raise CragError(f"mode {mode!r}: use one of {', '.join(MODES)}")
         if not question or not question.strip():
@@ -64,21 +64,22 @@ class Pipeline:
             flags=["step_limit"] if step_limit else [],
         )
 
-    def ask(self, question: str, mode: Mode = Mode.CRAG) -> Answer:
+    def ask(self, question: str, mode: Mode | str = Mode.CRAG) -> Answer:
         started = time.perf_counter()
         start = self._start(question, mode)
-        state = self.graph(mode).invoke(start, self._config(), context=self.components)
-        return self._answer(state, started)
+        state = self.graph(start["mode"]).invoke(start, self._config(), context=self.components)
+        return self._answer(cast(CragState, state), started)
 
-    def stream(self, question: str, mode: Mode = Mode.CRAG) -> Iterator[Event]:
+    def stream(self, question: str, mode: Mode | str = Mode.CRAG) -> Iterator[Event]:
         started = time.perf_counter()
         state = self._start(question, mode)
-        for kind, payload in self.graph(mode).stream(
+        events = self.graph(state["mode"]).stream(
             state,
             self._config(),
             context=self.components,
             stream_mode=["updates", "custom", "values"],
-        ):
+        )
+        for kind, payload in cast(Iterator[tuple[str, Any]], events):
             if kind == "custom" and "token" in payload:
                 yield ("token", payload["token"])
             elif kind == "updates":
@@ -88,5 +89,5 @@ class Pipeline:
                 state = payload
         yield ("answer", self._answer(state, started))
 
-    def mermaid(self, mode: Mode = Mode.CRAG) -> str:
+    def mermaid(self, mode: Mode | str = Mode.CRAG) -> str:
         return self.graph(mode).get_graph().draw_mermaid()

@@ -160,7 +160,8 @@ class Collections:
         except Exception:  # already gone in Chroma: the catalog is still removed
             log.warning("collection %s: no vectors to drop", name)
         child.index.close()
-        child.writer.close()
+        if child.writer is not None:
+            child.writer.close()
         data = self.root.settings.data_dir
         shutil.rmtree(self.home / name, ignore_errors=True)
         shutil.rmtree(data / "uploads" / name, ignore_errors=True)
@@ -173,4 +174,5 @@ class Collections:
         for _, child in opened:
             child.jobs.stop()
             child.index.close()
-            child.writer.close()
+            if child.writer is not None:
+                child.writer.close()

@@ -131,7 +131,8 @@ def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
 def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
     detail = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
     kind = {413: "too-large", 404: "not-found", 405: "method-not-allowed"}.get(exc.status_code)
-    return problem(exc.status_code, detail, kind=kind, path=request.url.path, headers=exc.headers)
+    return problem(exc.status_code, detail, kind=kind, path=request.url.path,
+                   headers=dict(exc.headers) if exc.headers else None)  # fmt: skip
 
 
 def _unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -38,7 +38,7 @@ Resolver = Callable[[str, int], list[str]]
 
 def _resolve(host: str, port: int) -> list[str]:
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return sorted({info[4][0] for info in infos})
+    return sorted({str(info[4][0]) for info in infos})
 
 
 def _internal(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:

@@ -136,7 +136,7 @@ def test_record_holds_trace_units_gold_rank_and_gold_in_context(tmp_path: Path) 
     assert r["retrieved_units"] == ["p2", "p1", "p1"]
     assert r["gold_rank"] == 2  # c3 is the first chunk of the gold unit p1
     assert r["gold_in_context"] is True  # c1 (gold unit, holds "1843") was judged
-    assert r["verdict"] == "ambiguous" and r["trace"]["total_ms"] == 25.0
+    assert r["verdict"] == "ambiguous" and Trace.model_validate(r["trace"]).total_ms == 25.0
     no_answer = EvalItem("q9", "Q?", ("Babbage",), "p1", True)  # answer only in another unit
     assert h.ask(no_answer, "rag")["gold_in_context"] is False
     unanswerable = EvalItem("u", "Q?", (), "p1", False)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -41,7 +42,7 @@ def load_squad(
     split: Split = "all",
     *,
     name: str | None = None,
-    exclude_ids: set[str] = frozenset(),
+    exclude_ids: AbstractSet[str] = frozenset(),
 ) -> list[LabelledQuestion]:
     """Answerable questions of a SQuAD v1.1/v2.0 file whose paragraph falls in `split`.
 

@@ -119,16 +119,17 @@ def export_model(
     if calibration:
         (dest / "calibration.json").write_text(json.dumps(calibration, indent=2) + "\n")
     weights = sorted(p.name for p in dest.glob("*.safetensors"))
+    hashes = {name: _sha256(dest / name) for name in weights}
     manifest = {
         "name": "crag-evaluator",
-        "sha256": {name: _sha256(dest / name) for name in weights},
+        "sha256": hashes,
         "thresholds": {k: calibration[k] for k in ("upper", "lower")} if calibration else None,
         "training": training,
     }
     (dest / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     sizes = "\n".join(
         f"- {p.name}: {p.stat().st_size / 1e6:.1f} MB"
-        + (f", sha256 {manifest['sha256'][p.name]}" if p.name in manifest["sha256"] else "")
+        + (f", sha256 {hashes[p.name]}" if p.name in hashes else "")
         for p in sorted(dest.iterdir())
     )
     config = (training or {}).get("config", {})

@@ -113,7 +113,7 @@ def migrate(conn: Connection, schema: str) -> int:
         for version in range(found + 1, SCHEMA_VERSION + 1):
             for statement in _MIGRATIONS[version - 1].split(";"):
                 if statement.strip():
-                    conn.execute(sql.SQL(statement.strip()).format(s=s))  # type: ignore[arg-type]
+                    conn.execute(sql.SQL(statement.strip()).format(s=s))
             conn.execute(
                 sql.SQL("INSERT INTO {}.schema_version (version) VALUES (%s)").format(s),
                 (version,),

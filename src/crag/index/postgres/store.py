@@ -173,9 +173,8 @@ class PgIndex:
         with psycopg.connect(self.db.url, autocommit=True, connect_timeout=10) as conn:
             give_up = time.monotonic() + wait
             waiting = False
-            while not conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (key,)).fetchone()[
-                0
-            ]:
+            lock = "SELECT pg_try_advisory_lock(hashtext(%s))"
+            while not (conn.execute(lock, (key,)).fetchone() or (False,))[0]:
                 if cancelled is not None and cancelled():
                     raise CragError("cancelled while waiting for the writer lock")
                 if time.monotonic() >= give_up:

@@ -34,7 +34,7 @@ __all__ = ["answer_out", "checked_question", "router"]
 router = APIRouter(prefix="/v1", tags=["ask"], dependencies=[Depends(require_key)])
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-BUSY = {
+BUSY: dict[int | str, dict[str, Any]] = {
     503: {"description": "Busy: the queue is full. Retry after `Retry-After` seconds."},
     401: {"description": "Missing or invalid API key."},
 }
@@ -98,7 +98,7 @@ async def _sse(request: Request, events: AsyncIterator[Any], mode: Mode, trace: 
                     yield event("token", {"text": rest})
                 yield event("answer", answer_out(item[1], mode, trace).model_dump(mode="json"))
     except Exception as exc:
-        yield event("error", error_response(request, exc).body.decode())
+        yield event("error", bytes(error_response(request, exc).body).decode())
 
 
 @router.post(

@@ -228,5 +228,5 @@ async def _chunks(
                     }
                     yield event(None, body)
     except Exception as exc:
-        yield event(None, error_response(request, exc).body.decode())
+        yield event(None, bytes(error_response(request, exc).body).decode())
     yield b"data: [DONE]\n\n"

@@ -70,8 +70,8 @@ async def _spool_files(request: Request, rt: Runtime) -> list[Upload]:
     uploads: list[Upload] = []
     try:
         async with request.form(max_files=MAX_FILES, max_fields=10) as form:
-            files = [v for k, v in form.multi_items() if k in ("files", "file")]
-            files = [f for f in files if isinstance(f, UploadFile)]
+            fields = [v for k, v in form.multi_items() if k in ("files", "file")]
+            files = [f for f in fields if isinstance(f, UploadFile)]
             if not files:
                 raise CragError("files: no file in the form; send them as field 'files'")
             for f in files:
