@@ -646,14 +646,14 @@ class Settings(BaseSettings):
         )
 
 
-def load_settings(**overrides: object) -> Settings:
+def load_settings(**overrides: Any) -> Settings:
     """Build settings, turning pydantic's validation error into a `ConfigError` naming the field."""
     from pydantic import ValidationError
 
     from crag.errors import ConfigError
 
     try:
-        return Settings(**overrides)  # type: ignore[arg-type]
+        return Settings(**overrides)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()

@@ -66,7 +66,7 @@ def ask(
     if reflect is not None:
         if reflect not in ("auto", "always"):
             raise CragError(f"--reflect {reflect!r}: use auto or always")
-        settings.pipeline.reflect = reflect  # type: ignore[assignment]
+        settings.pipeline.reflect = "always" if reflect == "always" else "auto"
     flt = parse_filter(where)
     index = Index.open(settings)
     try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, cast
 
 import typer
 from rich.console import Console
@@ -62,7 +62,7 @@ def friendly(fn: F) -> F:
             err.print("[yellow]interrupted; the next run repairs any half-written file[/]")
             raise typer.Exit(130) from None
 
-    return wrapper  # type: ignore[return-value]
+    return cast(F, wrapper)
 
 
 def collection_settings(collection: str | None) -> Settings:

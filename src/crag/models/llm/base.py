@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 __all__ = ["LLM", "ChatRequest", "ChatResult", "Health", "Message", "stream_chat"]
 
@@ -39,8 +39,8 @@ class ChatRequest:
     json_schema: Mapping[str, object] | None = None  # ask for JSON matching this schema
 
     @classmethod
-    def of(cls, system: str, user: str, **kwargs: object) -> ChatRequest:
-        return cls(messages=(Message("system", system), Message("user", user)), **kwargs)  # type: ignore[arg-type]
+    def of(cls, system: str, user: str, **kwargs: Any) -> ChatRequest:
+        return cls(messages=(Message("system", system), Message("user", user)), **kwargs)
 
 
 @dataclass(frozen=True, slots=True)
