@@ -42,7 +42,7 @@ def _files(tag: str, n: int) -> list[tuple[str, tuple[str, bytes]]]:
     ]
 
 
-def _wait(c: httpx.Client, job_id: str, timeout: float = 60) -> dict:
+def _wait(c: httpx.Client, job_id: str, timeout: float = 240) -> dict:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         job = c.get(f"/v1/documents/jobs/{job_id}").json()
@@ -89,6 +89,9 @@ def test_two_replicas_share_index_and_jobs(replicas: list) -> None:
             hits = client.post("/v1/search", json=body).json()["hits"]
             assert hits and f"marker{tag}1" in hits[0]["chunk"]["text"], (tag, hits)
     assert a.get("/v1/documents").status_code == 200
+    assert b.post("/v1/collections", json={"name": "other"}).status_code == 201
+    listed = [c["name"] for c in a.get("/v1/collections").json()["collections"]]
+    assert listed == ["other", "shared"], listed  # created through b, listed by a
     ready = b.get("/readyz").json()
     assert ready["jobs"]["queued"] == 0 and ready["index"]["vector_store"] == "postgresql", ready
 

@@ -63,15 +63,21 @@ class Collections:
         return self.root.settings.data_dir / "collections"
 
     def names(self) -> list[str]:
-        """The default collection, those open, and those on disk (a catalog under
-        `<data_dir>/collections/`)."""
-        found = set(self._open)
-        if self.home.is_dir():
-            found |= {p.name for p in self.home.iterdir() if (p / CATALOG).exists()}
+        """The default collection, those open, and those stored: a catalog under
+        `<data_dir>/collections/`, or a row in PostgreSQL when the index lives there."""
+        found = set(self._open) | self._stored()
         return sorted(n for n in found if NAME.match(n))
 
+    def _stored(self) -> set[str]:
+        listed = getattr(self.root.index, "collection_names", None)
+        if listed is not None:  # PostgreSQL: every replica's collections, from the database
+            return set(listed())
+        if not self.home.is_dir():
+            return set()
+        return {p.name for p in self.home.iterdir() if (p / CATALOG).exists()}
+
     def exists(self, name: str) -> bool:
-        return name in self._open or (self.home / name / CATALOG).exists()
+        return name in self._open or name in self._stored()
 
     @staticmethod
     def check_name(name: str) -> str:

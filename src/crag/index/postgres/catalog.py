@@ -1,11 +1,12 @@
 """The catalog half of a PostgreSQL collection: sources, chunks and keyword search.
 
-Keyword search is PostgreSQL full text: each chunk's tsvector is built with the collection's
-text-search configuration (`english`, `turkish`, ...) from the text crag's own `Analyzer` has
-normalised first. Why both: the analyzer applies the Turkish casing rules (İ/I/ı) and folds
-diacritics, so "ISTANBUL", "İstanbul" and "istanbul" meet as they do in the embedded index,
-while the configuration drops the language's stop words and keeps positions for `ts_rank_cd`.
-Queries go through the same two steps, so a document term and a query term always meet.
+Keyword search is PostgreSQL full text ranked by BM25: each chunk's tsvector is built with the
+collection's text-search configuration (`english`, `turkish`, ...) from the text crag's own
+`Analyzer` has normalised first. Why both: the analyzer applies the Turkish casing rules
+(İ/I/ı) and folds diacritics, so "ISTANBUL", "İstanbul" and "istanbul" meet as they do in the
+embedded index, while the configuration drops the language's stop words (which BM25 would
+score low anyway) and keeps term positions and counts. Queries go through the same two steps,
+so a document term and a query term always meet.
 """
 
 from __future__ import annotations
@@ -22,9 +23,51 @@ from crag.index.postgres.filters import pg_where
 from crag.index.protocol import SourceInfo
 from crag.types import Chunk
 
-__all__ = ["CHUNK_COLUMNS", "PgCatalog", "row_to_chunk"]
+__all__ = ["CHUNK_COLUMNS", "COMMON_FLOOR", "COMMON_SHARE", "PgCatalog", "row_to_chunk"]
 
 CHUNK_COLUMNS = 'id, source, doc_id, position, start, "end", title, url, text, metadata'
+
+# Which chunks get scored: those holding any of the query's terms, except terms in more than
+# COMMON_SHARE of the collection (and COMMON_FLOOR chunks); those still add to the scores of the
+# chunks found, and when every term is that common, the two rarest pick the chunks. Why: a term
+# in a tenth of the collection adds little (idf ~2.3 against ~9 for a rare one) but would make
+# every query score tens of thousands of chunks.
+COMMON_FLOOR = 1000
+COMMON_SHARE = 0.05
+
+# Okapi BM25 (k1 = 1.2, b = 0.75, Lucene's idf), as FTS5 ranks in the embedded index.
+_BM25 = """
+WITH stats AS MATERIALIZED (
+    SELECT greatest(chunks_total, 1)::float8 AS n,
+           greatest(terms_total::float8 / greatest(chunks_total, 1), 1.0) AS avgdl
+    FROM {s}.collections WHERE name = %s),
+terms AS MATERIALIZED (
+    SELECT q.lexeme, coalesce(t.df, 0)::float8 AS df
+    FROM (SELECT DISTINCT lexeme
+          FROM unnest(tsvector_to_array(to_tsvector(%s::regconfig, %s))) AS lexeme) AS q
+    LEFT JOIN {s}.terms t ON t.collection = %s AND t.lexeme = q.lexeme),
+picked AS MATERIALIZED (
+    SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery AS q FROM (
+        SELECT lexeme FROM terms, stats WHERE df > 0
+        ORDER BY (df <= greatest(%s, stats.n * %s)) DESC, df LIMIT greatest(
+            (SELECT count(*) FROM terms, stats WHERE df > 0
+             AND df <= greatest(%s, stats.n * %s)), 2)) AS rare),
+cand AS (
+    SELECT id, tsv, nterms FROM {s}.chunks, picked
+    WHERE collection = %s AND tsv @@ picked.q AND {cond})
+SELECT cand.id,
+       sum(ln(1 + (stats.n - terms.df + 0.5) / (terms.df + 0.5)) * u.tf * 2.2
+           / (u.tf + 1.2 * (0.25 + 0.75 * cand.nterms / stats.avgdl))) AS score
+FROM cand
+CROSS JOIN stats
+CROSS JOIN LATERAL (
+    SELECT lexeme, coalesce(array_length(positions, 1), 1)::float8 AS tf FROM unnest(cand.tsv)
+) AS u
+JOIN terms ON terms.lexeme = u.lexeme
+GROUP BY cand.id
+ORDER BY score DESC, cand.id
+LIMIT %s
+"""
 
 
 def row_to_chunk(row: tuple[Any, ...]) -> Chunk:
@@ -110,8 +153,12 @@ class PgCatalog:
         return {r[0] for r in rows}
 
     def count(self) -> int:
-        rows = self._rows("SELECT count(*) FROM {s}.chunks WHERE collection=%s", (self.collection,))
-        return int(rows[0][0])
+        """The collection's running total (kept by every write in its transaction), so the
+        retriever's per-query emptiness check costs one row, not a scan."""
+        rows = self._rows(
+            "SELECT chunks_total FROM {s}.collections WHERE name=%s", (self.collection,)
+        )
+        return int(rows[0][0]) if rows else 0
 
     def keyword_count(self) -> int:
         """Chunks with a keyword entry: every chunk (the tsvector is in the same row)."""
@@ -149,20 +196,22 @@ class PgCatalog:
     def keyword_search(
         self, query: str, limit: int, where: Filter | None = None
     ) -> list[tuple[str, float]]:
-        """(chunk id, `ts_rank_cd` score) best first, among the chunks `where` matches."""
-        expr = self.tsquery(query)
-        if expr is None:
+        """(chunk id, BM25 score) best first, among the chunks `where` matches.
+
+        Why BM25 and not `ts_rank_cd`: PostgreSQL's rankers know nothing of how rare a term
+        is, so a question's common words outrank its one telling name (measured on NQ: recall@5
+        of keyword search 0.70 with `ts_rank_cd` vs 0.875 for FTS5's BM25). The GIN index finds
+        the chunks holding the query's terms (see COMMON_SHARE); document frequencies, N and
+        the average length are running totals every write keeps in its transaction."""
+        text = self.analyzer.index_text(query)
+        if not text:
             return []
         cond, args = pg_where(where)
-        query_sql = sql.SQL(
-            "SELECT id, ts_rank_cd(tsv, q) AS score "
-            "FROM {s}.chunks, to_tsquery(%s::regconfig, %s) AS q "
-            "WHERE collection=%s AND tsv @@ q AND {cond} ORDER BY score DESC, id LIMIT %s"
-        ).format(s=self.s, cond=cond)
+        query_sql = sql.SQL(_BM25).format(s=self.s, cond=cond)
+        c, cfg, floor, share = self.collection, self.ts_config, COMMON_FLOOR, COMMON_SHARE
+        params = (c, cfg, text, c, floor, share, floor, share, c, *args, limit)
         with self.db.connection() as conn:
-            rows = conn.execute(
-                query_sql, (self.ts_config, expr, self.collection, *args, limit)
-            ).fetchall()
+            rows = conn.execute(query_sql, params).fetchall()
         return [(cid, float(score)) for cid, score in rows]
 
     def close(self) -> None:

@@ -7,12 +7,15 @@ once and a failed migration leaves the previous version intact.
 
 Layout:
 - `collections`: one row per collection: embedding model and dimension, keyword language and
-  the text-search configuration (`english`, `turkish`, ... `simple`) its tsvectors are built with;
+  the text-search configuration (`english`, `turkish`, ... `simple`) its tsvectors are built
+  with, and its chunk and term totals (BM25's N and average length, kept by every write);
 - `sources`: one row per ingested file (SHA-256, chunk count). A source and its chunks are
   written in one transaction, so there is no `pending` state to repair;
-- `chunks`: text, citation fields, the tsvector (GIN index) and the embedding (pgvector). The
-  embedding column has no fixed dimension: each collection gets its own partial HNSW index on
-  `embedding::vector(dim)` once its dimension is known (pgvector's recipe for mixed dimensions);
+- `chunks`: text, citation fields, the tsvector (GIN index), its length in terms and the
+  embedding (pgvector). The embedding column has no fixed dimension: each collection gets its
+  own partial HNSW index on `embedding::vector(dim)` once its dimension is known (pgvector's
+  recipe for mixed dimensions);
+- `terms`: each lexeme's document frequency per collection (BM25's idf), kept by every write;
 - `jobs`, `job_files`: the server's ingestion queue and its spooled upload bytes.
 """
 
@@ -31,7 +34,9 @@ CREATE TABLE {s}.collections (
     language text NOT NULL,
     ts_config regconfig NOT NULL,
     embedding_model text,
-    embedding_dim integer);
+    embedding_dim integer,
+    chunks_total bigint NOT NULL DEFAULT 0,
+    terms_total bigint NOT NULL DEFAULT 0);
 CREATE TABLE {s}.sources (
     collection text NOT NULL REFERENCES {s}.collections ON DELETE CASCADE,
     source text NOT NULL,
@@ -52,11 +57,17 @@ CREATE TABLE {s}.chunks (
     text text NOT NULL,
     metadata jsonb NOT NULL,
     tsv tsvector NOT NULL,
+    nterms integer NOT NULL,
     embedding vector NOT NULL,
     PRIMARY KEY (collection, id),
     FOREIGN KEY (collection, source) REFERENCES {s}.sources ON DELETE CASCADE);
 CREATE INDEX chunks_source ON {s}.chunks (collection, source);
 CREATE INDEX chunks_tsv ON {s}.chunks USING gin (tsv);
+CREATE TABLE {s}.terms (
+    collection text NOT NULL REFERENCES {s}.collections ON DELETE CASCADE,
+    lexeme text NOT NULL,
+    df integer NOT NULL,
+    PRIMARY KEY (collection, lexeme));
 """
 
 _V2 = """

@@ -17,6 +17,7 @@ import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 from psycopg import sql
@@ -37,12 +38,12 @@ Progress = Callable[[int], None]
 
 _INSERT = (
     'INSERT INTO {s}.chunks (collection, id, source, doc_id, position, start, "end", title, '
-    "url, text, metadata, tsv, embedding) VALUES "
-    "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, to_tsvector(%s::regconfig, %s), %s)"
+    "url, text, metadata, tsv, nterms, embedding) VALUES "
+    "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, to_tsvector(%s::regconfig, %s), %s, %s)"
 )
 _UPDATE = (
     'UPDATE {s}.chunks SET doc_id=%s, position=%s, start=%s, "end"=%s, title=%s, url=%s, '
-    "metadata=%s, tsv=to_tsvector(%s::regconfig, %s) WHERE collection=%s AND id=%s"
+    "metadata=%s, tsv=to_tsvector(%s::regconfig, %s), nterms=%s WHERE collection=%s AND id=%s"
 )
 
 
@@ -208,7 +209,17 @@ class PgIndex:
         by_id = {c.id: embeddings[i] for i, c in enumerate(fresh)}
         for it in items:
             self.write_source(it.source, it.sha256, it.chunks, by_id, old[it.source])
+        if len(fresh) >= max(500, self.catalog.count() // 5):
+            self._analyze()
         return len(fresh)
+
+    def _analyze(self) -> None:
+        """Refresh the planner's statistics after a large write. Why: right after a bulk
+        ingest (before autovacuum gets to it) the planner believes the table is tiny and
+        scans a collection's chunks instead of using the GIN keyword index (measured: 190 ms
+        instead of a few ms per keyword query on 1,700 chunks)."""
+        with self.db.connection() as conn:
+            conn.execute(sql.SQL("ANALYZE {}.chunks").format(self.s))
 
     def write_source(
         self,
@@ -239,6 +250,7 @@ class PgIndex:
                         meta,
                         cfg,
                         terms,
+                        len(terms.split()),
                         self.collection,
                         c.id,
                     )
@@ -260,6 +272,7 @@ class PgIndex:
                     meta,
                     cfg,
                     terms,
+                    len(terms.split()),
                     vector,
                 )
             )
@@ -274,6 +287,8 @@ class PgIndex:
                 ).format(self.s),
                 (self.collection, source, sha256, len(chunks)),
             )
+            before = self._totals(conn, source)
+            self._count_terms(conn, source, -1)
             stale = sorted(old_ids - new_ids)
             if stale:
                 conn.execute(
@@ -287,16 +302,55 @@ class PgIndex:
                     cur.executemany(sql.SQL(_UPDATE).format(s=self.s), updates)
                 if inserts:
                     cur.executemany(sql.SQL(_INSERT).format(s=self.s), inserts)
+            after = self._totals(conn, source)
+            self._add_totals(conn, after[0] - before[0], after[1] - before[1])
+            self._count_terms(conn, source, +1)
+
+    def _totals(self, conn: Any, source: str) -> tuple[int, int]:
+        """(chunks, terms) of one source, for the collection's BM25 statistics."""
+        row = conn.execute(
+            sql.SQL(
+                "SELECT count(*), coalesce(sum(nterms), 0) FROM {}.chunks "
+                "WHERE collection=%s AND source=%s"
+            ).format(self.s),
+            (self.collection, source),
+        ).fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    def _count_terms(self, conn: Any, source: str, sign: int) -> None:
+        """Add (+1) or take away (-1) the document frequencies of one source's lexemes."""
+        conn.execute(
+            sql.SQL(
+                "INSERT INTO {s}.terms (collection, lexeme, df) "
+                "SELECT %s, u.lexeme, %s * count(*) FROM {s}.chunks c, unnest(c.tsv) u "
+                "WHERE c.collection = %s AND c.source = %s GROUP BY u.lexeme "
+                "ON CONFLICT (collection, lexeme) DO UPDATE SET df = terms.df + excluded.df"
+            ).format(s=self.s),
+            (self.collection, sign, self.collection, source),
+        )
+
+    def _add_totals(self, conn: Any, chunks: int, terms: int) -> None:
+        if chunks or terms:
+            conn.execute(
+                sql.SQL(
+                    "UPDATE {}.collections SET chunks_total = chunks_total + %s, "
+                    "terms_total = terms_total + %s WHERE name=%s"
+                ).format(self.s),
+                (chunks, terms, self.collection),
+            )
 
     def remove(self, source: str) -> int:
         """Drop a source and its chunks in one transaction; returns the chunks removed."""
         with self.db.connection() as conn, conn.transaction():
+            chunks, terms = self._totals(conn, source)
+            self._count_terms(conn, source, -1)
             row = conn.execute(
                 sql.SQL(
                     "DELETE FROM {}.sources WHERE collection=%s AND source=%s RETURNING chunks"
                 ).format(self.s),
                 (self.collection, source),
             ).fetchone()
+            self._add_totals(conn, -chunks, -terms)
         return 0 if row is None else int(row[0])
 
     def repair(self) -> list[str]:
@@ -320,6 +374,14 @@ class PgIndex:
         return row is not None and row[0] == 0
 
     # -- reads --------------------------------------------------------------------------
+    def collection_names(self) -> list[str]:
+        """Every collection in this schema (what the server lists)."""
+        with self.db.connection() as conn:
+            rows = conn.execute(
+                sql.SQL("SELECT name FROM {}.collections ORDER BY name").format(self.s)
+            ).fetchall()
+        return [r[0] for r in rows]
+
     def sources(self) -> list[SourceInfo]:
         return self.catalog.sources()
 
