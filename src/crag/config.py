@@ -431,6 +431,24 @@ class GenerateSettings(BaseModel):
             "refuse more near misses and more right answers (docs/benchmarks.md)."
         ),
     )
+    read_alone: int = Field(
+        2,
+        ge=0,
+        le=5,
+        description=(
+            "crag modes: also read the best N sources one at a time and answer with the "
+            "candidate whose source ties it closest to the question (0: one reading)."
+        ),
+    )
+    align_floor: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description=(
+            "crag modes: refuse a candidate answer whose source ties it to the question less "
+            "than this (share of the question's words near the answer; docs/how-it-decides.md)."
+        ),
+    )
     temperature: float = Field(0.0, ge=0, le=2)
     min_support: float = Field(
         0.5,

@@ -25,6 +25,7 @@ from crag.generate.citations import MARK, Source, check_citations, has_words, nu
 from crag.generate.framing import neutralise
 from crag.generate.language import detect_language, language_name
 from crag.generate.prompt import EXAMPLES, FEEDBACK, NOT_FOUND, SECOND_LOOK, SYSTEM, USER
+from crag.generate.reader import best_sources, candidate, rank
 from crag.models.llm.base import LLM, ChatRequest, Message, stream_chat
 from crag.types import Citation, Strip
 
@@ -71,6 +72,11 @@ class Generator:
     # Asked when the evaluator was not sure: does the passage state the answer? (AnswerJudge)
     verifier: Any = None
     verify_cut: float = 0.5  # P(yes) a verified answer must reach: the model says yes
+    # crag's readings: the best `read_alone` sources are also read one at a time, and the
+    # candidate whose source ties it closest to the question wins (crag.generate.reader);
+    # one tied less than `align_floor` is not an answer.
+    read_alone: int = 2
+    align_floor: float = 0.0
 
     def generate(
         self,
@@ -82,6 +88,7 @@ class Generator:
         feedback: str = "",
         confident: bool = False,
         evidence_floor: float | None = None,
+        reread: bool = False,
     ) -> Generated:
         """Answer `question` from `strips`.
 
@@ -89,7 +96,8 @@ class Generator:
         best source alone: the decision to refuse rests on the evaluator and the answer check,
         not on a small model's NOT_FOUND alone. `evidence_floor` (the evaluator was not sure)
         is the score the passage holding the answer must reach. `feedback` names claims of an
-        earlier answer that were found unsupported (Self-RAG's regenerate step)."""
+        earlier answer that were found unsupported (Self-RAG's regenerate step). `reread`
+        (crag's modes; plain RAG reads once) adds the readings of the best sources alone."""
         language = detect_language(question)
         sources = number_sources(strips)
         if not sources:
@@ -100,6 +108,9 @@ class Generator:
         extra = FEEDBACK.format(claims=feedback) if feedback else ""
         result = stream_chat(self.llm, self._request(question, sources, language, extra), on_token)
         raw, notes = result.text.strip(), []
+        if reread and self.read_alone > 0:
+            return self._reread(question, raw, sources, strips, language, extra, notes,
+                                evidence_floor, result.finish_reason)  # fmt: skip
         if confident and self._declined(raw, sources):
             best = self._best_source(strips, sources)
             notes.append(f"the model declined; a second look at source [{best.n}] alone")
@@ -133,6 +144,68 @@ class Generator:
         return Generated(
             checked.text, checked.citations, False, language, sources, notes, checked.support
         )
+
+    def _reread(
+        self,
+        question: str,
+        raw: str,
+        sources: list[Source],
+        strips: list[Strip],
+        language: str,
+        extra: str,
+        notes: list[str],
+        evidence_floor: float | None,
+        finish_reason: str | None,
+    ) -> Generated:
+        """The reading of all sources and of the best ones alone: the best-tied candidate that
+        passes the answer check is the answer (crag.generate.reader)."""
+        readings = [(raw, "all")] if not self._declined(raw, sources) else []
+        for src in best_sources(strips, sources, self.read_alone if len(sources) > 1 else 0):
+            alone = [Source(1, src.chunk, src.text)]
+            request = self._request(question, alone, language, extra, "generate-alone")
+            reply = self.llm.chat(request).text.strip()
+            if not self._declined(reply, alone):
+                readings.append((MARK.sub(f"[{src.n}]", reply), f"alone [{src.n}]"))
+        found = [c for r, how in readings if (c := candidate(r, question, sources, how))]
+        if not found:
+            reason = "the retrieved sources do not contain the answer"
+            return self._refuse(language, sources, reason, notes)
+        ranked = rank(found)
+        notes.append("candidates: " + "; ".join(
+            f"{c.short!r} ({c.reading}, tied {c.alignment:.2f} in [{c.source}])" for c in ranked
+        ))  # fmt: skip
+        reason = ""
+        for cand in ranked:
+            if cand.alignment < self.align_floor:
+                reason = reason or "the sources do not tie the answer to the question"
+                notes.append(
+                    f"{cand.short!r} is tied to the question {cand.alignment:.2f}, below "
+                    f"{self.align_floor:.2f}"
+                )
+                break
+            checked = check_answer(
+                _MARKER.sub("", cand.reply).strip(),
+                question,
+                sources,
+                strips,
+                language,
+                min_support=self.min_support,
+                evidence_floor=evidence_floor,
+                verify=self._verify if self.verifier is not None else None,
+                verify_cut=self.verify_cut,
+            )
+            notes += checked.notes
+            if checked.reason:
+                reason = reason or checked.reason
+                continue
+            if cand.reading != "all":
+                notes.append(f"answered from the reading of source [{cand.source}] alone")
+            if finish_reason == "length" and cand.reading == "all":
+                notes.append(f"answer cut at max_tokens={self.max_tokens}")
+            return Generated(
+                checked.text, checked.citations, False, language, sources, notes, checked.support
+            )
+        return self._refuse(language, sources, reason, notes)
 
     def _verify(self, question: str, answer: str, passage: str) -> float:
         return float(self.verifier.score(f"{question.strip()}\nAnswer: {answer}", [passage])[0])

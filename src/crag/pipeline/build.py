@@ -250,6 +250,8 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
             if settings.generate.verify
             else None,
             verify_cut=verify_cut(settings),
+            read_alone=settings.generate.read_alone,
+            align_floor=settings.generate.align_floor,
         ),
         "web": None
         if "web" in overrides

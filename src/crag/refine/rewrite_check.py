@@ -37,7 +37,15 @@ from functools import lru_cache
 
 from crag.index.analyzer import Analyzer
 
-__all__ = ["STOPWORDS", "check_rewrite", "content_forms", "content_words", "key_terms"]
+__all__ = [
+    "STOPWORDS",
+    "check_rewrite",
+    "content_forms",
+    "content_words",
+    "forms",
+    "key_terms",
+    "tokens",
+]
 
 _STOP_TEXT = """
 a an the of in on at to for with and or by from as is are was were be been being do does did
@@ -85,19 +93,19 @@ def _fold(word: str) -> str:
 
 
 @lru_cache(maxsize=8192)
-def _forms(word: str) -> frozenset[str]:
+def forms(word: str) -> frozenset[str]:
     """The word lower-cased and folded, and its English and Turkish stems (of the part before
     an apostrophe: "Kore'nin" → "kore")."""
     stem = re.split(r"['’]", word, maxsplit=1)[0]
-    forms = {_fold(word), _fold(stem)}
+    out = {_fold(word), _fold(stem)}
     if _fold(stem) in _IRREGULAR:
-        forms.add(_IRREGULAR[_fold(stem)])
+        out.add(_IRREGULAR[_fold(stem)])
     for language in ("english", "turkish"):
-        forms.update(_analyzer(language).terms(stem))
-    return frozenset(forms)
+        out.update(_analyzer(language).terms(stem))
+    return frozenset(out)
 
 
-def _tokens(text: str) -> list[str]:
+def tokens(text: str) -> list[str]:
     return _TOKEN.findall(unicodedata.normalize("NFKC", text))
 
 
@@ -109,16 +117,16 @@ def content_words(text: str) -> list[str]:
     """Words of `text` that are not function words, in order, each once (by its forms)."""
     out: list[str] = []
     seen: set[frozenset[str]] = set()
-    for word in _tokens(text):
-        if not _is_stop(word) and _forms(word) not in seen:
-            seen.add(_forms(word))
+    for word in tokens(text):
+        if not _is_stop(word) and forms(word) not in seen:
+            seen.add(forms(word))
             out.append(word)
     return out
 
 
 def content_forms(text: str) -> set[str]:
     """Every normalised form of the content words of `text` (to compare two texts' words)."""
-    return {f for w in content_words(text) for f in _forms(w)}
+    return {f for w in content_words(text) for f in forms(w)}
 
 
 def key_terms(question: str) -> list[str]:
@@ -133,15 +141,15 @@ def key_terms(question: str) -> list[str]:
 
 
 def _covered(word: str, pool: set[str]) -> bool:
-    return bool(_forms(word) & pool)
+    return bool(forms(word) & pool)
 
 
 def check_rewrite(keywords: tuple[str, ...] | list[str], question: str) -> str:
     """Why `keywords` are not a rewrite of `question` ("" when they are)."""
     asked = content_words(question)
-    asked_forms = {f for w in _tokens(question) for f in _forms(w)}
+    asked_forms = {f for w in tokens(question) for f in forms(w)}
     written = content_words(" ".join(keywords))
-    written_forms = {f for w in written for f in _forms(w)}
+    written_forms = {f for w in written for f in forms(w)}
     added = [w for w in written if not _covered(w, asked_forms)]
     if added:
         return f"adds {', '.join(repr(w) for w in added)}, not in the question"
