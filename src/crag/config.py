@@ -441,12 +441,12 @@ class GenerateSettings(BaseModel):
         ),
     )
     align_floor: float = Field(
-        0.0,
+        0.15,
         ge=0,
         le=1,
         description=(
-            "crag modes: refuse a candidate answer whose source ties it to the question less "
-            "than this (share of the question's words near the answer; docs/how-it-decides.md)."
+            "crag modes: the least a reading of one source alone must tie its answer to the "
+            "question (share of the question's words near the answer) to be used."
         ),
     )
     temperature: float = Field(0.0, ge=0, le=2)

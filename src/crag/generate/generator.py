@@ -73,10 +73,10 @@ class Generator:
     verifier: Any = None
     verify_cut: float = 0.5  # P(yes) a verified answer must reach: the model says yes
     # crag's readings: the best `read_alone` sources are also read one at a time, and the
-    # candidate whose source ties it closest to the question wins (crag.generate.reader);
-    # one tied less than `align_floor` is not an answer.
+    # candidate whose source ties it closer to the question replaces the reading of all
+    # (crag.generate.reader); a reading alone counts only from `align_floor` up.
     read_alone: int = 2
-    align_floor: float = 0.0
+    align_floor: float = 0.15
 
     def generate(
         self,
@@ -170,19 +170,16 @@ class Generator:
         if not found:
             reason = "the retrieved sources do not contain the answer"
             return self._refuse(language, sources, reason, notes)
-        ranked = rank(found)
+        ranked = rank(found, self.align_floor)
         notes.append("candidates: " + "; ".join(
-            f"{c.short!r} ({c.reading}, tied {c.alignment:.2f} in [{c.source}])" for c in ranked
+            f"{c.short!r} ({c.reading}, tied {c.alignment:.2f} in [{c.source}])" for c in found
         ))  # fmt: skip
+        if not ranked:
+            reason = "the retrieved sources do not contain the answer"
+            notes.append(f"no reading alone reached the alignment floor {self.align_floor:.2f}")
+            return self._refuse(language, sources, reason, notes)
         reason = ""
         for cand in ranked:
-            if cand.alignment < self.align_floor:
-                reason = reason or "the sources do not tie the answer to the question"
-                notes.append(
-                    f"{cand.short!r} is tied to the question {cand.alignment:.2f}, below "
-                    f"{self.align_floor:.2f}"
-                )
-                break
             checked = check_answer(
                 _MARKER.sub("", cand.reply).strip(),
                 question,

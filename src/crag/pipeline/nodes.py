@@ -148,6 +148,7 @@ def _generate(
     runtime: Runtime[Components],
     strips: list[Strip],
     evidence_floor: float | None,
+    reread: bool = False,
 ) -> CragState:
     c = runtime.context
     writer = runtime.stream_writer
@@ -161,6 +162,7 @@ def _generate(
             # CORRECT: a NOT_FOUND gets a second look
             confident=state.get("verdict") is Verdict.CORRECT,
             evidence_floor=evidence_floor,
+            reread=reread,
         )
     return {"generated": generated, "trace": log.part(TracePart(notes=list(generated.notes)))}
 
@@ -174,11 +176,12 @@ def generate_from_passages(state: CragState, runtime: Runtime[Components]) -> Cr
 def generate(state: CragState, runtime: Runtime[Components]) -> CragState:
     """The corrective modes: the kept strips, local and web. Unless the verdict was CORRECT,
     the passage holding the answer must itself reach the lower threshold (it is evidence,
-    not topic)."""
+    not topic). The best sources are also read one at a time (crag.generate.reader)."""
     strips = list(state.get("strips") or []) + list(state.get("web_strips") or [])
     strips = _with_chunk_scores(strips, state.get("reranked") or [], state.get("scores"))
     correct = state.get("verdict") is Verdict.CORRECT
-    return _generate(state, runtime, strips, None if correct else runtime.context.trigger.lower)
+    floor = None if correct else runtime.context.trigger.lower
+    return _generate(state, runtime, strips, floor, reread=True)
 
 
 NODES: dict[str, Node] = {

@@ -1,0 +1,132 @@
+"""Several readings, one answer: alignment scores and the candidate the generator keeps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from crag.generate import Generator
+from crag.generate.alignment import alignment
+from crag.generate.citations import number_sources
+from crag.generate.reader import best_sources, candidate, rank
+from crag.models.llm.base import ChatRequest, ChatResult
+from crag.types import Chunk, Strip
+
+SUPER_BOWL = (
+    "California last hosted the Super Bowl in 2003, at Qualcomm Stadium in San Diego. "
+    "The Rose Bowl in Pasadena had been the venue in 1993."
+)
+BRONCOS = (
+    "The Broncos beat the Pittsburgh Steelers in the divisional round and the New England "
+    "Patriots in the AFC Championship Game. They then defeated the Carolina Panthers in "
+    "Super Bowl 50."
+)
+
+
+def strips(*texts: str) -> list[Strip]:
+    chunks = [
+        Chunk(id=f"c{i}", text=t, source=f"/docs/f{i}.txt", doc_id="text", position=0, start=0,
+              end=len(t))
+        for i, t in enumerate(texts, start=1)
+    ]  # fmt: skip
+    return [Strip(c.text, c, i) for i, c in enumerate(chunks)]
+
+
+def test_the_answer_the_question_words_surround_is_tied_closest() -> None:
+    question = "When did California last host the Super Bowl?"
+    assert alignment(question, "2003", SUPER_BOWL) > alignment(question, "1993", SUPER_BOWL)
+    question = "Who did the Broncos beat in the AFC Championship Game?"
+    right = alignment(question, "New England Patriots", BRONCOS)
+    assert right > alignment(question, "Carolina Panthers", BRONCOS)
+    assert right > alignment(question, "Pittsburgh Steelers", BRONCOS)
+
+
+def test_an_answer_the_passage_does_not_hold_is_not_tied() -> None:
+    assert alignment("Who won Super Bowl 50?", "Seattle Seahawks", BRONCOS) == 0.0
+    assert alignment("the and of?", "Broncos", BRONCOS) == 0.0  # no content word left
+    # a list written with "and" in the passage still counts through its words
+    assert alignment("Who did the Broncos beat?", "Steelers, Patriots", BRONCOS) > 0
+
+
+def test_a_candidate_is_cited_to_the_source_that_ties_it() -> None:
+    sources = number_sources(strips("Paris is a city in France.", SUPER_BOWL))
+    q = "When did California last host the Super Bowl?"
+    c = candidate("2003 [1]. It was in San Diego [1].", q, sources, "all")
+    assert c is not None and c.source == 2 and c.reply.startswith("2003 [2].")
+    assert c.alignment > 0.3
+    assert candidate("", "Who?", sources, "all") is None
+    loose = candidate("Somewhere warm [1].", "Where is it?", sources, "all")
+    assert loose is not None and loose.alignment == 0.0 and loose.reply == "Somewhere warm [1]."
+
+
+def test_a_reading_alone_replaces_the_reading_of_all_only_when_tied_closer() -> None:
+    sources = number_sources(strips(SUPER_BOWL))
+    q = "When did California last host the Super Bowl?"
+    wrong = candidate("1993 [1].", q, sources, "all")
+    right = candidate("2003 [1].", q, sources, "alone [1]")
+    assert wrong and right and right.alignment > wrong.alignment
+    assert [c.short for c in rank([wrong, right], 0.15)] == ["2003", "1993"]
+    # below the floor a reading alone is not used at all; the reading of all has no floor
+    assert [c.short for c in rank([wrong, right], 0.99)] == ["1993"]
+    assert rank([right], 0.99) == []
+    worse = candidate("1993 [1].", q, sources, "alone [1]")
+    best = candidate("2003 [1].", q, sources, "all")
+    assert worse and best
+    assert [c.reading for c in rank([best, worse], 0.0)] == ["all", "alone [1]"]
+
+
+def test_best_sources_follow_the_strip_scores() -> None:
+    scored = [
+        replace(s, score=v)
+        for s, v in zip(strips("a b", "c d", "e f"), (0.1, 0.9, 0.5), strict=True)
+    ]
+    sources = number_sources(scored)
+    assert [s.n for s in best_sources(scored, sources, 2)] == [2, 3]
+    assert best_sources(scored, sources, 0) == []
+
+
+@dataclass
+class ByPromptLLM:
+    """Replies by what the prompt holds: the reading of all sources, or of one alone."""
+
+    together: str
+    alone: dict[str, str]
+    name: str = "scripted"
+    calls: list[ChatRequest] = field(default_factory=list)
+
+    def chat(self, request: ChatRequest) -> ChatResult:
+        self.calls.append(request)
+        prompt = request.messages[-1].content
+        if request.purpose == "generate-alone":
+            key = next(k for k in self.alone if k in prompt)
+            return ChatResult(text=self.alone[key], finish_reason="stop")
+        return ChatResult(text=self.together, finish_reason="stop")
+
+
+def test_crag_answers_with_the_reading_that_ties_the_answer_to_the_question() -> None:
+    question = "Who did the Broncos beat in the AFC Championship Game?"
+    other = "Super Bowl 50 was played in February 2016 at Levi's Stadium."
+    scored = [replace(s, score=v) for s, v in zip(strips(other, BRONCOS), (0.3, 0.6), strict=True)]
+    llm = ByPromptLLM(
+        "Carolina Panthers [1].",  # misread, and miscited
+        {"Patriots": "The New England Patriots [1].", "Levi's": "NOT_FOUND"},
+    )
+    out = Generator(llm).generate(question, scored, reread=True)
+    assert not out.refused and out.text.startswith("The New England Patriots [2]")
+    assert [c.purpose for c in llm.calls] == ["generate", "generate-alone", "generate-alone"]
+    assert any("reading of source [2] alone" in n for n in out.notes)
+    # plain RAG reads once, and keeps the model's answer
+    once = ByPromptLLM("Carolina Panthers [2].", {})
+    plain = Generator(once).generate(question, scored)
+    assert plain.text.startswith("Carolina Panthers") and len(once.calls) == 1
+
+
+def test_a_reading_alone_below_the_alignment_floor_is_not_an_answer() -> None:
+    question = "Who did the Broncos beat in the AFC Championship Game?"
+    other = "Super Bowl 50 was played in February 2016 at Levi's Stadium."
+    llm = ByPromptLLM("NOT_FOUND", {"Patriots": "NOT_FOUND", "Levi's": "Levi's Stadium [1]."})
+    out = Generator(llm).generate(question, strips(BRONCOS, other), reread=True)
+    assert out.refused and "do not contain the answer" in out.text
+    assert any("alignment floor" in n for n in out.notes)
+    kept = ByPromptLLM("NOT_FOUND", {"Patriots": "NOT_FOUND", "Levi's": "Levi's Stadium [1]."})
+    assert not Generator(kept, align_floor=0.0).generate(question, strips(BRONCOS, other),
+                                                         reread=True).refused  # fmt: skip
