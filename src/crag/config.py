@@ -432,7 +432,7 @@ class GenerateSettings(BaseModel):
         ),
     )
     read_alone: int = Field(
-        2,
+        1,
         ge=0,
         le=5,
         description=(

@@ -75,7 +75,7 @@ class Generator:
     # crag's readings: the best `read_alone` sources are also read one at a time, and the
     # candidate whose source ties it closer to the question replaces the reading of all
     # (crag.generate.reader); a reading alone counts only from `align_floor` up.
-    read_alone: int = 2
+    read_alone: int = 1
     align_floor: float = 0.15
 
     def generate(

@@ -112,7 +112,7 @@ def test_crag_answers_with_the_reading_that_ties_the_answer_to_the_question() ->
     )
     out = Generator(llm).generate(question, scored, reread=True)
     assert not out.refused and out.text.startswith("The New England Patriots [2]")
-    assert [c.purpose for c in llm.calls] == ["generate", "generate-alone", "generate-alone"]
+    assert [c.purpose for c in llm.calls] == ["generate", "generate-alone"]  # the best alone
     assert any("reading of source [2] alone" in n for n in out.notes)
     # plain RAG reads once, and keeps the model's answer
     once = ByPromptLLM("Carolina Panthers [2].", {})
@@ -124,9 +124,9 @@ def test_a_reading_alone_below_the_alignment_floor_is_not_an_answer() -> None:
     question = "Who did the Broncos beat in the AFC Championship Game?"
     other = "Super Bowl 50 was played in February 2016 at Levi's Stadium."
     llm = ByPromptLLM("NOT_FOUND", {"Patriots": "NOT_FOUND", "Levi's": "Levi's Stadium [1]."})
-    out = Generator(llm).generate(question, strips(BRONCOS, other), reread=True)
+    out = Generator(llm, read_alone=2).generate(question, strips(BRONCOS, other), reread=True)
     assert out.refused and "do not contain the answer" in out.text
     assert any("alignment floor" in n for n in out.notes)
     kept = ByPromptLLM("NOT_FOUND", {"Patriots": "NOT_FOUND", "Levi's": "Levi's Stadium [1]."})
-    assert not Generator(kept, align_floor=0.0).generate(question, strips(BRONCOS, other),
-                                                         reread=True).refused  # fmt: skip
+    gen = Generator(kept, read_alone=2, align_floor=0.0)
+    assert not gen.generate(question, strips(BRONCOS, other), reread=True).refused
