@@ -107,7 +107,8 @@ class Generator:
             )
         extra = FEEDBACK.format(claims=feedback) if feedback else ""
         result = stream_chat(self.llm, self._request(question, sources, language, extra), on_token)
-        raw, notes = result.text.strip(), []
+        raw = result.text.strip()
+        notes: list[str] = []
         if reread and self.read_alone > 0:
             return self._reread(question, raw, sources, strips, language, extra, notes,
                                 evidence_floor, result.finish_reason)  # fmt: skip
