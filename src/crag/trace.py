@@ -176,13 +176,7 @@ class ReflectionRecord(_Record):
     web: bool = False
 
 
-class _Stages(_Record):
-    calls: list[ModelCall] = Field(default_factory=list)
-    stages_ms: dict[str, float] = Field(default_factory=dict)
-    notes: list[str] = Field(default_factory=list)
-
-
-class TracePart(_Stages):
+class TracePart(_Record):
     """What one node adds to the trace. Fields it sets replace the trace's; `calls` and
     `notes` are appended and `stages_ms` summed per stage (a Self-RAG loop repeats one)."""
 
@@ -195,13 +189,20 @@ class TracePart(_Stages):
     web_query: str | None = None
     web: WebRecord | None = None
     reflection: ReflectionRecord | None = None
+    calls: list[ModelCall] = Field(default_factory=list)
+    stages_ms: dict[str, float] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
 
 
-class Trace(TracePart):
-    """Everything the pipeline decided for one question, in the order it decided it."""
-
+class _Question(_Record):
     question: str
     mode: Mode
+
+
+class Trace(TracePart, _Question):
+    """Everything the pipeline decided for one question, in the order it decided it
+    (JSON: question and mode first, as before the records were typed)."""
+
     total_ms: float = 0.0
 
     @model_validator(mode="before")
@@ -218,7 +219,7 @@ class Trace(TracePart):
         return self.model_dump(mode="json")
 
 
-_ADDED = frozenset(_Stages.model_fields)
+_ADDED = frozenset({"calls", "stages_ms", "notes"})  # appended or summed, never replaced
 
 
 def add_trace(trace: TracePart, part: TracePart) -> TracePart:
