@@ -32,7 +32,8 @@ __all__ = [
 
 MARK = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")  # [1] or [1, 3]
 # A sentence end followed by markers: "capital. [1]", "1937.[1][2]" (group 1: the end mark).
-_MARKS_AFTER_STOP = re.compile(r"([.!?…]+)((?:\s*\[\d+(?:\s*,\s*\d+)*\])+)")
+# A stop written again after the markers ("BC. [1].") is the same sentence end: dropped.
+_MARKS_AFTER_STOP = re.compile(r"([.!?…]+)((?:\s*\[\d+(?:\s*,\s*\d+)*\])+)[.!?…]*")
 _WORD = re.compile(r"[^\W_]")  # a letter or digit
 _GAP = re.compile(r"[ \t]+([.,;:!?…])")  # "red [9]." with [9] removed leaves "red ."
 

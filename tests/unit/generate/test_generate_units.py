@@ -41,6 +41,7 @@ def strips(*texts: str) -> list[Strip]:
     [
         ("Paris is the capital. [1]", ["Paris is the capital [1]."]),
         ("It opened in 1937.[1]", ["It opened in 1937 [1]."]),
+        ("It opened in 1937. [1].", ["It opened in 1937 [1]."]),
         (
             "It opened in 1937.[1] It spans the strait.[2]",
             ["It opened in 1937 [1].", "It spans the strait [2]."],
