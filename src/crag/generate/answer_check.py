@@ -44,6 +44,9 @@ from crag.types import Citation, Strip
 __all__ = ["Checked", "check_answer", "cite"]
 
 _END = re.compile(r"([.!?…]*)\s*$")
+# The prompt asks for the short answer and at most one sentence that explains it; a small model
+# sometimes copies its whole source after the answer. Two sentences are kept at most.
+MAX_EXPLANATION = 2
 
 
 @dataclass(slots=True)
@@ -124,10 +127,16 @@ def check_answer(
         first = cite(first, n)
     kept = [first]
     checks: list[SupportCheck] = []
+    if len(rest) > MAX_EXPLANATION:
+        notes.append(f"kept the first {MAX_EXPLANATION} sentences after the short answer")
+        rest = rest[:MAX_EXPLANATION]
     if rest and min_support > 0:
         checks = supported_sentences(" ".join(rest), question, bodies, language)
         for c in checks:
-            if c.support >= min_support:
+            if c.support >= min_support and not c.cited:  # every claim cites its source
+                n = c.best if c.best and c.best_support >= min_support else out.evidence
+                kept.append(cite(c.sentence, n) if n else c.sentence)
+            elif c.support >= min_support:
                 kept.append(c.sentence)
             elif c.best and c.best_support >= min_support:
                 kept.append(recite(c.sentence, c.best))

@@ -50,7 +50,8 @@ class SupportCheck:
     sentence: str
     cited: tuple[int, ...]
     support: float
-    best: int | None = None  # the source backing it best (for a cited, not fully backed sentence)
+    # the source backing it best: for a cited sentence not fully backed, or one citing nothing
+    best: int | None = None
     best_support: float = 0.0
 
 
@@ -75,7 +76,7 @@ def supported_sentences(
         else:
             support = 1.0 if not content else len(content & backing) / len(content)
         best, best_support = None, 0.0
-        if cited and content and support < 1.0:
+        if content and (not cited or support < 1.0):  # uncited: where to cite it
             best, best_support = max(
                 ((n, len(content & terms) / len(content)) for n, terms in source_terms.items()),
                 key=lambda pair: pair[1],

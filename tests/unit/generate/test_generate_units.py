@@ -258,3 +258,18 @@ def test_when_the_evaluator_is_unsure_the_passage_must_state_the_answer() -> Non
     quiet = FixedVerifier(0.0)
     Generator(ScriptedLLM("Buzz Aldrin [2]"), verifier=quiet).generate(question, strips(*MOON))
     assert quiet.seen == []
+
+
+def test_every_kept_explanation_sentence_cites_a_source_and_at_most_two_are_kept() -> None:
+    question = "Who was the second person to walk on the moon?"
+    reply = (
+        "Buzz Aldrin [2]. Neil Armstrong was the first person to walk on the Moon. "
+        "Buzz Aldrin walked on it in July 1969. Armstrong was first. Aldrin was second."
+    )
+    out = Generator(ScriptedLLM(reply)).generate(question, strips(*MOON))
+    sentences = answer_sentences(out.text)
+    assert sentences[0] == "Buzz Aldrin [2]."
+    assert sentences[1] == "Neil Armstrong was the first person to walk on the Moon [1]."
+    assert sentences[2] == "Buzz Aldrin walked on it in July 1969 [2]."
+    assert len(sentences) == 3
+    assert any("first 2 sentences" in n for n in out.notes)
