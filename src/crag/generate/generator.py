@@ -14,13 +14,12 @@ refusal text is ours (in the question's language), naming why. With nothing to r
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from crag.generate.answer_check import check_answer
+from crag.generate.answer_check import Checked, check_answer
 from crag.generate.citations import MARK, Source, check_citations, has_words, number_sources
 from crag.generate.framing import neutralise
 from crag.generate.language import detect_language, language_name
@@ -31,6 +30,7 @@ from crag.types import Citation, Strip
 
 __all__ = ["NOT_FOUND", "Generated", "Generator", "refusal_text"]
 
+_NOT_IN_SOURCES = "the retrieved sources do not contain the answer"
 _MARKER = re.compile(r"\bNOT[ _]FOUND\b\.?")
 _ONLY_MARKER = re.compile(r"\W*not[ _]found\W*", re.IGNORECASE)
 
@@ -113,7 +113,7 @@ class Generator:
             return self._reread(question, raw, sources, strips, language, extra, notes,
                                 evidence_floor, result.finish_reason)  # fmt: skip
         if confident and self._declined(raw, sources):
-            best = self._best_source(strips, sources)
+            best = best_sources(strips, sources, 1)[0]
             notes.append(f"the model declined; a second look at source [{best.n}] alone")
             alone = [Source(1, best.chunk, best.text)]
             second = self.llm.chat(
@@ -124,19 +124,8 @@ class Generator:
             return self._refuse(language, sources, "the model returned an empty answer",
                                 [*notes, "generator returned empty output"])  # fmt: skip
         if self._declined(raw, sources):
-            reason = "the retrieved sources do not contain the answer"
-            return self._refuse(language, sources, reason, notes)
-        checked = check_answer(
-            _MARKER.sub("", raw).strip(),
-            question,
-            sources,
-            strips,
-            language,
-            min_support=self.min_support,
-            evidence_floor=evidence_floor,
-            verify=self._verify if self.verifier is not None else None,
-            verify_cut=self.verify_cut,
-        )
+            return self._refuse(language, sources, _NOT_IN_SOURCES, notes)
+        checked = self._check(raw, question, sources, strips, language, evidence_floor)
         notes += checked.notes
         if checked.reason:
             return self._refuse(language, sources, checked.reason, notes)
@@ -169,29 +158,17 @@ class Generator:
                 readings.append((MARK.sub(f"[{src.n}]", reply), f"alone [{src.n}]"))
         found = [c for r, how in readings if (c := candidate(r, question, sources, how))]
         if not found:
-            reason = "the retrieved sources do not contain the answer"
-            return self._refuse(language, sources, reason, notes)
+            return self._refuse(language, sources, _NOT_IN_SOURCES, notes)
         ranked = rank(found, self.align_floor)
         notes.append("candidates: " + "; ".join(
             f"{c.short!r} ({c.reading}, tied {c.alignment:.2f} in [{c.source}])" for c in found
         ))  # fmt: skip
         if not ranked:
-            reason = "the retrieved sources do not contain the answer"
             notes.append(f"no reading alone reached the alignment floor {self.align_floor:.2f}")
-            return self._refuse(language, sources, reason, notes)
+            return self._refuse(language, sources, _NOT_IN_SOURCES, notes)
         reason = ""
         for cand in ranked:
-            checked = check_answer(
-                _MARKER.sub("", cand.reply).strip(),
-                question,
-                sources,
-                strips,
-                language,
-                min_support=self.min_support,
-                evidence_floor=evidence_floor,
-                verify=self._verify if self.verifier is not None else None,
-                verify_cut=self.verify_cut,
-            )
+            checked = self._check(cand.reply, question, sources, strips, language, evidence_floor)
             notes += checked.notes
             if checked.reason:
                 reason = reason or checked.reason
@@ -204,6 +181,29 @@ class Generator:
                 checked.text, checked.citations, False, language, sources, notes, checked.support
             )
         return self._refuse(language, sources, reason, notes)
+
+    def _check(
+        self,
+        reply: str,
+        question: str,
+        sources: list[Source],
+        strips: list[Strip],
+        language: str,
+        evidence_floor: float | None,
+    ) -> Checked:
+        """The answer check of one reply (its NOT_FOUND marker removed) with this generator's
+        support, verifier and cut."""
+        return check_answer(
+            _MARKER.sub("", reply).strip(),
+            question,
+            sources,
+            strips,
+            language,
+            min_support=self.min_support,
+            evidence_floor=evidence_floor,
+            verify=self._verify if self.verifier is not None else None,
+            verify_cut=self.verify_cut,
+        )
 
     def _verify(self, question: str, answer: str, passage: str) -> float:
         return float(self.verifier.score(f"{question.strip()}\nAnswer: {answer}", [passage])[0])
@@ -237,15 +237,6 @@ class Generator:
             return True
         rest = _MARKER.sub("", raw).strip()
         return rest != raw and (not check_citations(raw, sources)[1] or not has_words(rest))
-
-    @staticmethod
-    def _best_source(strips: list[Strip], sources: list[Source]) -> Source:
-        """The source holding the best-scored strip (the first one when none was scored)."""
-        scored = [s for s in strips if not math.isnan(s.score)]
-        if not scored:
-            return sources[0]
-        best = max(scored, key=lambda s: s.score).chunk.id
-        return next(s for s in sources if s.chunk.id == best)
 
     @staticmethod
     def _refuse(language: str, sources: list[Source], reason: str, notes: list[str]) -> Generated:
