@@ -273,3 +273,14 @@ def test_every_kept_explanation_sentence_cites_a_source_and_at_most_two_are_kept
     assert sentences[2] == "Buzz Aldrin walked on it in July 1969 [2]."
     assert len(sentences) == 3
     assert any("first 2 sentences" in n for n in out.notes)
+
+
+def test_a_sentence_that_only_repeats_the_question_and_answer_is_dropped() -> None:
+    question = "Who was the second person to walk on the moon?"
+    reply = "Buzz Aldrin [2]. Buzz Aldrin was the second person to walk on the moon [2]."
+    out = Generator(ScriptedLLM(reply)).generate(question, strips(*MOON))
+    assert answer_sentences(out.text) == ["Buzz Aldrin [2]."]
+    assert any("only repeat" in n for n in out.notes)
+    told = "Buzz Aldrin [2]. Buzz Aldrin walked on it in July 1969 [2]."
+    kept = Generator(ScriptedLLM(told)).generate(question, strips(*MOON))
+    assert len(answer_sentences(kept.text)) == 2  # "July 1969" is new: kept
