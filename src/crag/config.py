@@ -20,7 +20,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from crag.modes import Mode
+from crag.modes import Mode, describe_modes
 
 __all__ = [
     "EmbeddingSettings",
@@ -336,9 +336,11 @@ class LLMSettings(BaseModel):
         """Settings of a role by name; the reflector falls back to the generator."""
         if name == "reflector":
             return self.reflector or self.generator
-        if name not in ROLES:
-            raise ValueError(f"unknown role {name!r}; roles are {', '.join(ROLES)}")
-        return getattr(self, name)
+        if name == "grader":
+            return self.grader
+        if name == "generator":
+            return self.generator
+        raise ValueError(f"unknown role {name!r}; roles are {', '.join(ROLES)}")
 
 
 class Thresholds(BaseModel):
@@ -464,13 +466,7 @@ class GenerateSettings(BaseModel):
 class PipelineSettings(BaseModel):
     """Which graph answers by default, and Self-RAG's reflection bounds (`crag.reflect`)."""
 
-    mode: Mode = Field(
-        Mode.CRAG,
-        description=(
-            "crag: corrective pipeline; rag: plain baseline; self-crag: crag plus Self-RAG "
-            "reflection on the answer (grounded? useful?) with bounded loops."
-        ),
-    )
+    mode: Mode = Field(Mode.CRAG, description=describe_modes() + ".")
     reflect: Literal["auto", "always"] = Field(
         "auto",
         description=(

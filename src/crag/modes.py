@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["SELF_RAG", "Mode", "normalise_mode"]
+__all__ = ["SELF_RAG", "Mode", "describe_modes", "normalise_mode"]
 
 
 class Mode(StrEnum):
@@ -25,6 +25,19 @@ class Mode(StrEnum):
 # Self-RAG alone (reflection without correction): a name people ask for when comparing with
 # the paper, not a graph crag builds; the eval harness recognises it to say so.
 SELF_RAG = "self-rag"
+
+
+_WHAT = {
+    Mode.CRAG: "corrective pipeline",
+    Mode.RAG: "plain baseline",
+    Mode.SELF_CRAG: "crag plus Self-RAG reflection on the answer (grounded? useful?), bounded",
+}
+
+
+def describe_modes() -> str:
+    """'crag: corrective pipeline; rag: …' for help texts and schema descriptions, so none of
+    them spells a mode name itself."""
+    return "; ".join(f"{mode}: {_WHAT[mode]}" for mode in Mode)
 
 
 def normalise_mode(name: str) -> str:

@@ -19,6 +19,7 @@ import typer
 from crag.cli.common import CollectionOpt, collection_settings, console, err, friendly
 from crag.cli.render import print_answer, print_trace, verdict_line
 from crag.errors import CragError
+from crag.limits import check_question
 from crag.modes import Mode
 from crag.pipeline.graph import MODES
 
@@ -27,7 +28,7 @@ __all__ = ["ChatSession", "chat", "register"]
 HELP = (
     "/sources  the last answer's sources\n"
     "/trace    the last answer's trace\n"
-    "/mode M   crag | rag | self-crag\n"
+    f"/mode M   {' | '.join(Mode)}\n"
     "/collection NAME  answer from another collection (starts a new conversation)\n"
     "/new      forget the conversation\n"
     "/quit     leave (Ctrl-D works too)"
@@ -118,6 +119,11 @@ def run_chat(session: ChatSession, read: Callable[[str], str]) -> None:
         if line.startswith("/"):
             if not _command(session, line):
                 return
+            continue
+        try:  # the server's question limit (issue 21): a huge paste fails now, not minutes later
+            line = check_question(line, session.settings.server.max_question_chars)
+        except CragError as exc:
+            err.print(f"[red]{exc}[/]", highlight=False)
             continue
         started = time.perf_counter()
         with err.status("thinking…"):

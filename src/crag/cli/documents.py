@@ -194,7 +194,7 @@ def search(
     index = Index.open(settings)
     retriever = HybridRetriever(index, settings.retrieval)
     k = k or settings.retrieval.top_k
-    hits = retriever.search(query, k, mode=mode, fusion=fusion, where=flt)  # type: ignore[arg-type]
+    hits = retriever.search(query, k, mode=mode, fusion=fusion, where=flt)  # type: ignore[arg-type]  # both names checked above
     hits = rerank(make_reranker(settings.rerank.model), query, hits, k, settings.rerank.weight)
     if as_json:
         out = [

@@ -28,6 +28,7 @@ from rich.text import Text
 
 from crag.cli.common import RichProgress, console, err, friendly
 from crag.config import load_settings
+from crag.modes import Mode
 from crag.trace import Trace
 
 __all__ = ["eval_command", "register"]
@@ -103,8 +104,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
 @friendly
 def eval_command(
     dataset: Annotated[Path, typer.Argument(help="SQuAD .json(.gz) or JSONL questions.")],
-    modes: Annotated[str, typer.Option(help="Comma-separated: rag, crag, self-crag.")] = (
-        "rag,crag"
+    modes: Annotated[str, typer.Option(help=f"Comma-separated: {', '.join(Mode)}.")] = (
+        f"{Mode.RAG},{Mode.CRAG}"
     ),
     limit: Annotated[int | None, typer.Option(help="Questions to sample (default: all).")] = None,
     seed: Annotated[int, typer.Option(help="Sampling seed.")] = 0,

@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from crag.cli.common import CollectionOpt, collection_settings, console, friendly
+
+if TYPE_CHECKING:
+    from crag.grading.base import RetrievalEvaluator
+    from crag.grading.training.run import Sources
 
 __all__ = ["evaluator_app", "register"]
 
@@ -39,7 +43,16 @@ def _run_dir(out: Path | None, collection: str | None) -> Path:
     return out or collection_settings(collection).data_dir / "evaluator"
 
 
-def _sources(squad, nq_q, nq_p, nq_limit, squad_limit, seed, distill=None, coll=None):
+def _sources(
+    squad: list[Path] | None,
+    nq_q: Path | None,
+    nq_p: Path | None,
+    nq_limit: int | None,
+    squad_limit: int | None,
+    seed: int,
+    distill: Path | None = None,
+    coll: str | None = None,
+) -> Sources:
     from crag.grading.training.run import Sources
 
     return Sources(
@@ -95,7 +108,7 @@ def train(
 
         shutil.rmtree(run / "checkpoint", ignore_errors=True)
 
-    def judge():
+    def judge() -> RetrievalEvaluator:
         from crag.pipeline.build import make_judge
 
         return make_judge(settings)

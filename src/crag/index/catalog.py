@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from crag.errors import IndexCorruptError
 from crag.index.analyzer import Analyzer
@@ -52,7 +52,7 @@ class SourceInfo(NamedTuple):
     chunks: int
 
 
-def _row_to_chunk(row: tuple) -> Chunk:
+def _row_to_chunk(row: tuple[Any, ...]) -> Chunk:
     cid, source, doc_id, position, start, end, title, url, text, metadata = row
     return Chunk(
         id=cid,
@@ -155,14 +155,14 @@ class Catalog:
         return {r[0] for r in rows}
 
     def count(self) -> int:
-        return self._db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        return int(self._db.execute("SELECT count(*) FROM chunks").fetchone()[0])
 
     def all_chunk_ids(self) -> set[str]:
         return {r[0] for r in self._db.execute("SELECT id FROM chunks").fetchall()}
 
     def keyword_count(self) -> int:
         """Rows in the keyword index (one per chunk, written in the same transaction)."""
-        return self._db.execute("SELECT count(*) FROM fts").fetchone()[0]
+        return int(self._db.execute("SELECT count(*) FROM fts").fetchone()[0])
 
     def get_chunks(self, ids: list[str]) -> dict[str, Chunk]:
         out: dict[str, Chunk] = {}

@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from crag.errors import CragError
 
@@ -156,7 +156,7 @@ def condition(field: str, op: str, value: Any, *, where: str = "filter") -> Cond
     parsed one (`"2024-06-01"` becomes a date)."""
     if not _FIELD.fullmatch(field):
         raise FilterError(f"{where}: field {field!r} must be letters, digits, _ . - (max 64)")
-    if op not in _OPS:
+    if not _is_op(op):
         raise FilterError(f"{where}: operator {op!r}; use one of {' '.join(_OPS)}")
     if op == "in":
         values = tuple(value) if isinstance(value, list | tuple) else (value,)
@@ -173,7 +173,11 @@ def condition(field: str, op: str, value: Any, *, where: str = "filter") -> Cond
         raise FilterError(
             f"{where}: {op} compares numbers or dates (YYYY-MM-DD) only, got {value!r}"
         )
-    return Condition(field, op, value)  # type: ignore[arg-type]
+    return Condition(field, op, value)
+
+
+def _is_op(op: str) -> TypeGuard[Op]:
+    return op in _OPS
 
 
 def _split_list(text: str) -> list[str]:
@@ -218,9 +222,9 @@ def _holds(c: Condition, columns: dict[str, Any], metadata: dict[str, Any]) -> b
         return equal
     if c.op == "!=":
         return not equal
-    if isinstance(have, bool) or not isinstance(have, int | float):
-        return False
-    value = float(c.value)  # type: ignore[arg-type]
+    if isinstance(have, bool) or not isinstance(have, int | float) or isinstance(c.value, tuple):
+        return False  # a range condition holds one number (`condition` checks)
+    value = float(c.value)
     return {"<": have < value, "<=": have <= value, ">": have > value, ">=": have >= value}[c.op]
 
 
@@ -237,7 +241,7 @@ _CHROMA_OPS = {"=": "$eq", "!=": "$ne", "<": "$lt", "<=": "$lte", ">": "$gt", ">
 def _chroma_condition(c: Condition) -> dict[str, Any]:
     key = chroma_key(c.field)
     if c.op == "in":
-        values = list(c.value)  # type: ignore[arg-type]
+        values = list(c.value) if isinstance(c.value, tuple) else [c.value]
         if values and _kind(values[0]) == "number":
             texts = [_variants(v)[1] for v in values]
             return {"$or": [{key: {"$in": values}}, {key: {"$in": texts}}]}
@@ -280,7 +284,7 @@ def _sqlite_condition(c: Condition, table: str) -> tuple[str, list[Scalar]]:
         return f"{expr} IN ({marks})", args + values
     # numbers only: a text value (or NULL) never compares
     sql = f"(typeof({expr}) IN ('integer', 'real') AND {expr} {c.op} ?)"
-    return sql, args + args + [_sql_value(c.value)]  # type: ignore[arg-type]
+    return sql, args + args + [_sql_value(wanted[0])]
 
 
 def sqlite_where(flt: Filter | None, table: str = "chunks") -> tuple[str, list[Scalar]]:

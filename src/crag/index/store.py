@@ -81,7 +81,7 @@ class Index:
                     f"index.url is set but the PostgreSQL client is missing ({exc.name}): "
                     "pip install 'crag[postgres]'"
                 ) from exc
-            return PgIndex.open(settings, embedder)  # type: ignore[return-value]
+            return PgIndex.open(settings, embedder)  # type: ignore[return-value]  # Index's interface (crag.index.protocol), not its class
         home = settings.data_dir / "collections" / settings.collection
         catalog = Catalog(home / "catalog.sqlite3", Analyzer(settings.keyword.language))
         client = chroma_client(settings.data_dir, settings.chroma_url)

@@ -32,7 +32,7 @@ class VectorStore(Protocol):
         ...
 
 
-def chroma_client(data_dir: Path, url: str | None):
+def chroma_client(data_dir: Path, url: str | None) -> Any:  # chromadb publishes no types
     """Embedded client under `data_dir/chroma`, or an HTTP client for `url`."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
@@ -75,7 +75,7 @@ def _metadata(chunk: Chunk) -> dict[str, Any]:
 class ChromaVectorStore:
     """One Chroma collection holding crag's chunk embeddings (cosine space)."""
 
-    def __init__(self, client, name: str) -> None:
+    def __init__(self, client: Any, name: str) -> None:  # a chromadb client (untyped)
         self.client = client
         self.name = name
         self._collection = client.get_or_create_collection(

@@ -22,6 +22,7 @@ from typing import Protocol
 
 from crag.config import IngestSettings
 from crag.errors import LoaderError
+from crag.index.filters import Scalar
 from crag.index.store import Index, PreparedSource
 from crag.ingest.chunking import Chunker
 from crag.ingest.loaders import is_supported, load_bytes
@@ -84,13 +85,13 @@ class Ingestor:
         lock_wait: float = 0.0,
         cancelled: Callable[[], bool] | None = None,
         on_lock_wait: Callable[[], None] | None = None,
-        tags: Mapping[str, object] | None = None,
+        tags: Mapping[str, Scalar] | None = None,
     ) -> None:
         """`lock_wait`: seconds to wait for the writer lock when another process holds it
         (`on_lock_wait` is told once; `cancelled()` ends the wait), instead of failing.
         `tags`: metadata given to every chunk of what this ingestor writes (`--tag k=v`)."""
         self.index = index
-        self.tags: Tags = dict(tags or {})  # type: ignore[arg-type]
+        self.tags: Tags = dict(tags or {})
         self.lock_wait = lock_wait
         self._cancelled = cancelled
         self._on_lock_wait = on_lock_wait

@@ -69,7 +69,9 @@ def source_metadata(name: str, *, modified: float | None = None, **extra: Scalar
     return meta
 
 
-def with_metadata(docs: Iterable[Document], base: Mapping[str, Any], tags: Mapping[str, Any]):
+def with_metadata(
+    docs: Iterable[Document], base: Mapping[str, Any], tags: Mapping[str, Any]
+) -> list[Document]:
     """The documents with `base` under and `tags` over their own metadata."""
     return [replace(d, metadata={**base, **d.metadata, **tags}) for d in docs]
 

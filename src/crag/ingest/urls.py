@@ -18,6 +18,7 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from crag.config import WebSettings
+from crag.index.store import PreparedSource
 from crag.ingest.crawl import Crawler, Fetched
 from crag.ingest.ingestor import Ingestor, IngestProgress, IngestReport
 from crag.ingest.metadata import source_metadata
@@ -111,7 +112,9 @@ def ingest_urls(
     return report
 
 
-def _prepare(ingestor: Ingestor, got: Fetched, report: IngestReport, max_bytes: int):
+def _prepare(
+    ingestor: Ingestor, got: Fetched, report: IngestReport, max_bytes: int
+) -> PreparedSource | None:
     if got.error == "skipped":
         report.unchanged.append(got.url)
         return None

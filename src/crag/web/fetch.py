@@ -157,7 +157,7 @@ class PageFetcher:
         try:
             with self._client.stream("GET", current) as response:
                 if response.is_redirect:
-                    target = response.headers.get("location")
+                    target: str | None = response.headers.get("location")
                     if not target:
                         raise PageFetchError(asked, f"redirect without Location from {current}")
                     return urljoin(current, target)

@@ -176,11 +176,14 @@ def _read_metrics(metrics: Path | None, run: Path) -> dict[str, Any] | None:
         return _read(run / "metrics.json")
     what = "a bench/evaluator.py results JSON"
     try:
-        return json.loads(metrics.read_text(encoding="utf-8"))
+        data = json.loads(metrics.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise LoaderError(str(metrics), f"no such file ({what})") from None
     except (OSError, ValueError) as exc:  # ValueError: bad JSON or bad UTF-8
         raise LoaderError(str(metrics), f"could not read it as {what}: {exc}") from None
+    if not isinstance(data, dict):
+        raise LoaderError(str(metrics), f"not a JSON object ({what})")
+    return data
 
 
 def _read(path: Path) -> dict[str, Any] | None:

@@ -8,9 +8,15 @@ type registered, so embeddings travel as binary vectors, not text.
 from __future__ import annotations
 
 import logging
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
 
 from crag.errors import CragError
 from crag.redact import redact
+
+if TYPE_CHECKING:
+    from psycopg import Connection
+    from psycopg.rows import TupleRow
 
 __all__ = ["Database"]
 
@@ -51,7 +57,7 @@ class Database:
         )
         self.pool.wait(timeout=30)
 
-    def connection(self):
+    def connection(self) -> AbstractContextManager[Connection[TupleRow]]:
         """A pooled connection (autocommit; use `conn.transaction()` for atomic work)."""
         return self.pool.connection(timeout=60)
 
@@ -59,7 +65,7 @@ class Database:
         self.pool.close()
 
 
-def _configure(conn) -> None:
+def _configure(conn: Connection[TupleRow]) -> None:
     from pgvector.psycopg import register_vector
 
     register_vector(conn)

@@ -56,7 +56,7 @@ def _condition(c: Condition) -> tuple[sql.Composable, list[Any]]:
         "CASE WHEN jsonb_typeof(metadata -> %s) = 'number' THEN (metadata ->> %s)::float8 END"
     )
     cond = sql.SQL("{} {} %s").format(number, sql.SQL(_RANGE_OPS[c.op]))
-    return cond, [c.field, c.field, float(c.value)]  # type: ignore[arg-type]
+    return cond, [c.field, c.field, float(wanted[0])]  # a range condition holds one value
 
 
 def pg_where(flt: Filter | None) -> tuple[sql.Composable, list[Any]]:

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from crag.errors import CragError
 from crag.index.postgres.store import PgIndex
+
+if TYPE_CHECKING:
+    from crag.index.store import Index
 
 __all__ = ["MigrationReport", "migrate_collection"]
 
@@ -29,7 +33,7 @@ class MigrationReport:
     target_chunks: int = 0
 
 
-def _embeddings(source, ids: list[str]) -> dict[str, np.ndarray]:
+def _embeddings(source: Index, ids: list[str]) -> dict[str, np.ndarray]:
     """The stored vectors of `ids` from the embedded index's Chroma collection."""
     out: dict[str, np.ndarray] = {}
     collection = source.vectors._collection  # the embedded store's Chroma collection
@@ -42,7 +46,7 @@ def _embeddings(source, ids: list[str]) -> dict[str, np.ndarray]:
 
 
 def migrate_collection(
-    source, target: PgIndex, progress: Callable[[str, int], None] | None = None
+    source: Index, target: PgIndex, progress: Callable[[str, int], None] | None = None
 ) -> MigrationReport:
     """Copy every source of the embedded `source` index into `target`, then check counts."""
     if not source.stores_agree():

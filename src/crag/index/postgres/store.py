@@ -17,7 +17,7 @@ import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from psycopg import sql
@@ -31,6 +31,12 @@ from crag.index.postgres.vectors import PgVectors
 from crag.index.protocol import SourceInfo
 from crag.models.embedder import Embedder, make_embedder
 from crag.types import Chunk
+
+if TYPE_CHECKING:
+    from psycopg import Connection
+    from psycopg.rows import TupleRow
+
+    from crag.index.store import PreparedSource
 
 __all__ = ["PgIndex"]
 
@@ -118,7 +124,7 @@ class PgIndex:
                 f"collection {self.collection!r} in PostgreSQL was built with keyword.language="
                 f"{stored!r}, configured {language!r}; set CRAG_KEYWORD__LANGUAGE={stored}"
             )
-        return ts_config
+        return str(ts_config)
 
     # -- embedding model bookkeeping ----------------------------------------------------
     @property
@@ -130,7 +136,7 @@ class PgIndex:
         if stored and stored != self.embedder.name:
             raise EmbeddingMismatchError(stored, self.embedder.name, self.collection)
 
-    def record_embedder(self, conn, dim: int) -> None:
+    def record_embedder(self, conn: Connection[TupleRow], dim: int) -> None:
         """Set the collection's model and dimension once, and build its HNSW index."""
         row = conn.execute(
             sql.SQL(
@@ -197,7 +203,7 @@ class PgIndex:
         info = self.catalog.source(source)
         return info is None or info.sha256 != sha256
 
-    def write(self, items: Sequence, progress: Progress | None = None) -> int:
+    def write(self, items: Sequence[PreparedSource], progress: Progress | None = None) -> int:
         """Write prepared sources, each in its own transaction; returns chunks embedded."""
         if not items:
             return 0

@@ -8,6 +8,8 @@ predicate (as literals, so the planner can match the partial index) to use it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from psycopg import sql
 
@@ -15,6 +17,10 @@ from crag.index.filters import Filter
 from crag.index.postgres.database import Database
 from crag.index.postgres.filters import pg_where
 from crag.index.postgres.schema import hnsw_index_name
+
+if TYPE_CHECKING:
+    from psycopg import Connection
+    from psycopg.rows import TupleRow
 
 __all__ = ["PgVectors"]
 
@@ -25,7 +31,7 @@ class PgVectors:
         self.collection = collection
         self.s = sql.Identifier(db.schema)
 
-    def _dim(self, conn) -> int | None:
+    def _dim(self, conn: Connection[TupleRow]) -> int | None:
         row = conn.execute(
             sql.SQL("SELECT embedding_dim FROM {}.collections WHERE name=%s").format(self.s),
             (self.collection,),
@@ -41,7 +47,7 @@ class PgVectors:
             ).fetchone()
         return None if row is None else row[0]
 
-    def ensure_index(self, conn, dim: int) -> None:
+    def ensure_index(self, conn: Connection[TupleRow], dim: int) -> None:
         """The collection's partial HNSW index (idempotent; called when the dimension is set)."""
         conn.execute(
             sql.SQL(

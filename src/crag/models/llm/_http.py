@@ -197,7 +197,7 @@ class HTTPClient:
         if asked is not None and asked <= self.max_retry_wait:
             return float(asked)
         # exponential backoff with jitter: 0.5, 1, 2, 4, 8 s (+ up to 0.25 s)
-        return min(8.0, 0.5 * 2 ** (state.attempt_number - 1)) + random.uniform(0, 0.25)
+        return min(8.0, 0.5 * 2.0 ** (state.attempt_number - 1)) + random.uniform(0, 0.25)
 
     def _log_retry(self, state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None

@@ -73,6 +73,13 @@ class LLM(Protocol):
     def chat(self, request: ChatRequest) -> ChatResult: ...
 
 
+@runtime_checkable
+class Streaming(Protocol):
+    """A provider that can stream: the optional second method beside `LLM.chat`."""
+
+    def stream(self, request: ChatRequest, on_token: Callable[[str], None]) -> ChatResult: ...
+
+
 def stream_chat(
     llm: LLM, request: ChatRequest, on_token: Callable[[str], None] | None = None
 ) -> ChatResult:
@@ -81,9 +88,8 @@ def stream_chat(
     Providers that can stream implement `stream(request, on_token) -> ChatResult`; the rest
     get one call whose whole text is delivered as a single piece.
     """
-    streamer = getattr(llm, "stream", None)
-    if on_token is not None and callable(streamer):
-        return streamer(request, on_token)
+    if on_token is not None and isinstance(llm, Streaming):
+        return llm.stream(request, on_token)
     result = llm.chat(request)
     if on_token is not None and result.text:
         on_token(result.text)

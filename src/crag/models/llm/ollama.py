@@ -128,7 +128,9 @@ class OllamaLLM:
             body["top_logprobs"] = min(request.top_logprobs, 20)
         return body
 
-    def _send(self, body: dict[str, Any], send: Callable[[dict[str, Any]], ChatResult]) -> Any:
+    def _send(
+        self, body: dict[str, Any], send: Callable[[dict[str, Any]], ChatResult]
+    ) -> ChatResult:
         try:
             return send(body)
         except LLMRequestError as exc:

@@ -159,7 +159,9 @@ class OpenAICompatLLM:
             _ADJUSTMENTS[name](body)
         return body
 
-    def _send(self, body: dict[str, Any], send: Callable[[dict[str, Any]], Any]) -> Any:
+    def _send(
+        self, body: dict[str, Any], send: Callable[[dict[str, Any]], ChatResult]
+    ) -> ChatResult:
         """`send(body)`, adjusting and resending when a 400 names a parameter we can drop."""
         tried: set[str] = set()
         while True:

@@ -76,7 +76,9 @@ def answer_out(answer: Answer, mode: Mode, trace: bool = True) -> AskResponse:
     )
 
 
-async def _sse(request: Request, events: AsyncIterator[Any], mode: Mode, trace: bool):
+async def _sse(
+    request: Request, events: AsyncIterator[Any], mode: Mode, trace: bool
+) -> AsyncIterator[bytes]:
     draft = MarkerFilter()
     try:
         async for item in events:

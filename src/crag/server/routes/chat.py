@@ -129,7 +129,7 @@ def _mode(body: ChatRequest) -> tuple[Mode, str | None]:
         raise HTTPException(
             404,
             f"model {body.model!r} does not exist; use one of {sorted(MODELS)}, "
-            "optionally with ':COLLECTION' (e.g. 'crag:notes')",
+            f"optionally with ':COLLECTION' (e.g. '{Mode.CRAG}:notes')",
         )
     return MODELS[name], collection or None
 

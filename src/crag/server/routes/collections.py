@@ -26,7 +26,8 @@ router = APIRouter(
 
 
 def _registry(request: Request) -> Collections:
-    return request.app.state.runtime.collections
+    registry: Collections = request.app.state.runtime.collections  # mounted with collections
+    return registry
 
 
 def _counts(path: Path) -> tuple[int, int]:
