@@ -19,55 +19,13 @@ from psycopg import sql
 from crag.index.analyzer import Analyzer
 from crag.index.filters import Filter
 from crag.index.postgres.database import Database
-from crag.index.postgres.filters import pg_where
+from crag.index.postgres.keyword import bm25_search
 from crag.index.protocol import SourceInfo
 from crag.types import Chunk
 
-__all__ = ["CHUNK_COLUMNS", "COMMON_FLOOR", "COMMON_SHARE", "PgCatalog", "row_to_chunk"]
+__all__ = ["CHUNK_COLUMNS", "PgCatalog", "row_to_chunk"]
 
 CHUNK_COLUMNS = 'id, source, doc_id, position, start, "end", title, url, text, metadata'
-
-# Which chunks get scored: those holding any of the query's terms, except terms in more than
-# COMMON_SHARE of the collection (and COMMON_FLOOR chunks); those still add to the scores of the
-# chunks found, and when every term is that common, the two rarest pick the chunks. Why: a term
-# in a tenth of the collection adds little (idf ~2.3 against ~9 for a rare one) but would make
-# every query score tens of thousands of chunks.
-COMMON_FLOOR = 1000
-COMMON_SHARE = 0.05
-
-# Okapi BM25 (k1 = 1.2, b = 0.75, Lucene's idf), as FTS5 ranks in the embedded index.
-_BM25 = """
-WITH stats AS MATERIALIZED (
-    SELECT greatest(chunks_total, 1)::float8 AS n,
-           greatest(terms_total::float8 / greatest(chunks_total, 1), 1.0) AS avgdl
-    FROM {s}.collections WHERE name = %s),
-terms AS MATERIALIZED (
-    SELECT q.lexeme, coalesce(t.df, 0)::float8 AS df
-    FROM (SELECT DISTINCT lexeme
-          FROM unnest(tsvector_to_array(to_tsvector(%s::regconfig, %s))) AS lexeme) AS q
-    LEFT JOIN {s}.terms t ON t.collection = %s AND t.lexeme = q.lexeme),
-picked AS MATERIALIZED (
-    SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery AS q FROM (
-        SELECT lexeme FROM terms, stats WHERE df > 0
-        ORDER BY (df <= greatest(%s, stats.n * %s)) DESC, df LIMIT greatest(
-            (SELECT count(*) FROM terms, stats WHERE df > 0
-             AND df <= greatest(%s, stats.n * %s)), 2)) AS rare),
-cand AS (
-    SELECT id, tsv, nterms FROM {s}.chunks, picked
-    WHERE collection = %s AND tsv @@ picked.q AND {cond})
-SELECT cand.id,
-       sum(ln(1 + (stats.n - terms.df + 0.5) / (terms.df + 0.5)) * u.tf * 2.2
-           / (u.tf + 1.2 * (0.25 + 0.75 * cand.nterms / stats.avgdl))) AS score
-FROM cand
-CROSS JOIN stats
-CROSS JOIN LATERAL (
-    SELECT lexeme, coalesce(array_length(positions, 1), 1)::float8 AS tf FROM unnest(cand.tsv)
-) AS u
-JOIN terms ON terms.lexeme = u.lexeme
-GROUP BY cand.id
-ORDER BY score DESC, cand.id
-LIMIT %s
-"""
 
 
 def row_to_chunk(row: tuple[Any, ...]) -> Chunk:
@@ -196,23 +154,12 @@ class PgCatalog:
     def keyword_search(
         self, query: str, limit: int, where: Filter | None = None
     ) -> list[tuple[str, float]]:
-        """(chunk id, BM25 score) best first, among the chunks `where` matches.
-
-        Why BM25 and not `ts_rank_cd`: PostgreSQL's rankers know nothing of how rare a term
-        is, so a question's common words outrank its one telling name (measured on NQ: recall@5
-        of keyword search 0.70 with `ts_rank_cd` vs 0.875 for FTS5's BM25). The GIN index finds
-        the chunks holding the query's terms (see COMMON_SHARE); document frequencies, N and
-        the average length are running totals every write keeps in its transaction."""
+        """(chunk id, BM25 score) best first, among the chunks `where` matches (see
+        `crag.index.postgres.keyword` for how it is ranked and kept fast)."""
         text = self.analyzer.index_text(query)
         if not text:
             return []
-        cond, args = pg_where(where)
-        query_sql = sql.SQL(_BM25).format(s=self.s, cond=cond)
-        c, cfg, floor, share = self.collection, self.ts_config, COMMON_FLOOR, COMMON_SHARE
-        params = (c, cfg, text, c, floor, share, floor, share, c, *args, limit)
-        with self.db.connection() as conn:
-            rows = conn.execute(query_sql, params).fetchall()
-        return [(cid, float(score)) for cid, score in rows]
+        return bm25_search(self.db, self.collection, self.ts_config, text, limit, where)
 
     def close(self) -> None:
         """The pool belongs to the `PgIndex`; nothing to close here."""

@@ -215,17 +215,23 @@ class PgIndex:
         by_id = {c.id: embeddings[i] for i, c in enumerate(fresh)}
         for it in items:
             self.write_source(it.source, it.sha256, it.chunks, by_id, old[it.source])
-        if len(fresh) >= max(500, self.catalog.count() // 5):
-            self._analyze()
+        self._settle(analyze=len(fresh) >= max(500, self.catalog.count() // 5))
         return len(fresh)
 
-    def _analyze(self) -> None:
-        """Refresh the planner's statistics after a large write. Why: right after a bulk
-        ingest (before autovacuum gets to it) the planner believes the table is tiny and
-        scans a collection's chunks instead of using the GIN keyword index (measured: 190 ms
-        instead of a few ms per keyword query on 1,700 chunks)."""
+    def _settle(self, analyze: bool) -> None:
+        """After a write: merge the GIN index's pending list, and after a large write refresh
+        the planner's statistics. Why the merge: `fastupdate` parks new keyword entries in a
+        pending list that every search reads in full until (auto)vacuum merges it; merged
+        here, its cost is paid once by the writer (measured at 75k chunks: 88 ms of a keyword
+        query spent in the pending list). Why ANALYZE: right after a bulk ingest the planner
+        believes the table is tiny and scans a collection's chunks instead of using the GIN
+        index (measured: 190 ms instead of a few ms per keyword query on 1,700 chunks)."""
         with self.db.connection() as conn:
-            conn.execute(sql.SQL("ANALYZE {}.chunks").format(self.s))
+            conn.execute(
+                "SELECT gin_clean_pending_list(%s::regclass)", (f'"{self.db.schema}".chunks_tsv',)
+            )
+            if analyze:
+                conn.execute(sql.SQL("ANALYZE {}.chunks").format(self.s))
 
     def write_source(
         self,
@@ -387,6 +393,18 @@ class PgIndex:
                 sql.SQL("SELECT name FROM {}.collections ORDER BY name").format(self.s)
             ).fetchall()
         return [r[0] for r in rows]
+
+    def collection_counts(self) -> dict[str, tuple[int, int]]:
+        """(chunks, sources) of every collection in this schema, from the running totals and
+        the sources table: what `/v1/collections` shows without opening each collection."""
+        with self.db.connection() as conn:
+            rows = conn.execute(
+                sql.SQL(
+                    "SELECT c.name, c.chunks_total, (SELECT count(*) FROM {s}.sources s "
+                    "WHERE s.collection = c.name) FROM {s}.collections c"
+                ).format(s=self.s)
+            ).fetchall()
+        return {name: (int(chunks), int(sources)) for name, chunks, sources in rows}
 
     def sources(self) -> list[SourceInfo]:
         return self.catalog.sources()
