@@ -8,8 +8,10 @@ characters, Unicode tag characters, bidi controls, Cyrillic or Greek letters ins
 words, fullwidth forms).
 
 `neutralise(text)` removes the invisible characters, folds homoglyphs inside mixed-script words
-to Latin, and defangs every fake delimiter and role label (`</source>` -> `‹/source›`, `[2]` ->
-`(2)`, `System:` -> `System -`), leaving the words a reader (and the answer check) needs.
+to Latin, takes out chat-template turns and sentences that speak to an AI
+(`crag.generate.instructions`), and defangs every fake delimiter and role label (`</source>`
+-> `‹/source›`, `[2]` -> `(2)`, `System:` -> `System -`), leaving the words a reader (and the
+answer check) needs.
 `frame(n, text, nonce)` wraps a neutralised source in tags that carry a per-request random
 `nonce`: the closing tag is unknowable to the document, and every tag-like text inside it has
 already been defanged. `FRAMING_RULE` is the sentence for the system prompt. `signals(text)`
@@ -21,6 +23,8 @@ from __future__ import annotations
 import re
 import secrets
 import unicodedata
+
+from crag.generate.instructions import drop_instructions
 
 __all__ = ["FRAMING_RULE", "frame", "neutralise", "new_nonce", "signals", "strip_invisible"]
 
@@ -104,8 +108,9 @@ def _fullwidth(text: str) -> str:
 
 
 def neutralise(text: str) -> str:
-    """Source text that cannot close, open or imitate the framing, nor speak as a role."""
-    text = _fold_mixed(_fullwidth(strip_invisible(text)))
+    """Source text that cannot close, open or imitate the framing, nor speak as a role, with
+    the sentences that speak to an AI taken out (`crag.generate.instructions`)."""
+    text, _ = drop_instructions(_fold_mixed(_fullwidth(strip_invisible(text))))
     text = _FAKE_TAG.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), text)
     text = _SPECIAL_TOKEN.sub(lambda m: m.group(0).translate(str.maketrans("<>|[]", "‹›¦()")), text)
     text = _SOURCE_MARK.sub(r"(\1)", text)
@@ -130,7 +135,7 @@ def signals(text: str) -> list[str]:
         found.append("fake delimiter")
     if _ROLE_LABEL.search(clean):
         found.append("role label")
-    if _INSTRUCTION.search(clean):
+    if _INSTRUCTION.search(clean) or drop_instructions(clean)[1]:
         found.append("instruction")
     if _ENCODED.search(clean):
         found.append("encoded text")
