@@ -90,8 +90,9 @@ def test_two_replicas_share_index_and_jobs(replicas: list) -> None:
             assert hits and f"marker{tag}1" in hits[0]["chunk"]["text"], (tag, hits)
     assert a.get("/v1/documents").status_code == 200
     assert b.post("/v1/collections", json={"name": "other"}).status_code == 201
-    listed = [c["name"] for c in a.get("/v1/collections").json()["collections"]]
-    assert listed == ["other", "shared"], listed  # created through b, listed by a
+    listed = {c["name"]: c for c in a.get("/v1/collections").json()["collections"]}
+    assert sorted(listed) == ["other", "shared"], listed  # created through b, listed by a
+    assert (listed["shared"]["chunks"], listed["shared"]["sources"]) == (12, 12), listed
     ready = b.get("/readyz").json()
     assert ready["jobs"]["queued"] == 0 and ready["index"]["vector_store"] == "postgresql", ready
 
@@ -117,9 +118,18 @@ def test_a_job_whose_replica_died_is_finished_by_another(
     claimed.state = "running"
     dead._save(claimed)
     assert not spooled.exists()  # the bytes are in the database, not on the dead machine
+    leftover = dead.running_dir
+    assert any(leftover.iterdir())  # the copy it was running from
     dead._lease.close()  # the process is gone
     writer.close()
     done = _wait(a, job.id)
     assert done["state"] == "done" and done["result"]["added"] == ["orphan.txt"], done
     body = {"query": "markerorphan", "k": 1, "mode": "bm25", "rerank": False}
     assert a.post("/v1/search", json=body).json()["hits"]
+    # a replica started again on that spool removes what the dead one left there
+    writer = Index.open(settings, embedder=embedder)
+    again = PgJobRunner(writer, settings.ingest, spool_dir=tmp_path / "dead-spool")
+    again.recover()
+    assert not leftover.exists()
+    again.stop()
+    writer.close()

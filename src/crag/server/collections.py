@@ -17,6 +17,7 @@ import dataclasses
 import logging
 import re
 import shutil
+import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -39,6 +40,21 @@ log = logging.getLogger("crag.server")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,60}$")  # as config's `collection`
 HEADER = "x-crag-collection"
 CATALOG = "catalog.sqlite3"
+
+
+def _catalog_counts(path: Path) -> tuple[int, int]:
+    """(chunks, sources) read from a catalog file, read-only; (0, 0) if there is none."""
+    if not path.exists():
+        return 0, 0
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+    try:
+        chunks = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        sources = db.execute("SELECT count(DISTINCT source) FROM chunks").fetchone()[0]
+        return int(chunks), int(sources)
+    except sqlite3.Error:
+        return 0, 0
+    finally:
+        db.close()
 
 
 class NoSuchCollection(HTTPException):
@@ -76,6 +92,15 @@ class Collections:
         if not self.home.is_dir():
             return set()
         return {p.name for p in self.home.iterdir() if (p / CATALOG).exists()}
+
+    def counts(self, name: str) -> tuple[int, int]:
+        """(chunks, sources) of a collection without opening it: from PostgreSQL's totals
+        when the index lives there, else read from its SQLite catalog."""
+        counted = getattr(self.root.index, "collection_counts", None)
+        if counted is not None:
+            totals: dict[str, tuple[int, int]] = counted()  # PgIndex.collection_counts
+            return totals.get(name, (0, 0))
+        return _catalog_counts(self.home / name / CATALOG)
 
     def exists(self, name: str) -> bool:
         return name in self._open or name in self._stored()

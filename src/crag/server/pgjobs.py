@@ -79,12 +79,36 @@ class PgJobRunner(JobRunner):
             conn.execute(self._q("DELETE FROM {s}.jobs WHERE id=%s"), (job_id,))
 
     def recover(self) -> list[Job]:
-        """Nothing to resume here: unfinished jobs wait in the database for any replica."""
+        """Nothing to resume here: unfinished jobs wait in the database for any replica.
+        What a killed replica left in the spool (its `running-<id>` folder) is removed."""
         self.running_dir.mkdir(parents=True, exist_ok=True)
-        for path in self.running_dir.iterdir():
-            if path.is_file():
-                path.unlink(missing_ok=True)
+        self._sweep()
         return []
+
+    def _alive_key(self, replica: str) -> str:
+        return f"crag-replica:{self.db.schema}:{replica}"
+
+    def _sweep(self) -> None:
+        """Delete the `running-<id>` folders of replicas that are gone. Alive is knowable:
+        each replica holds a session advisory lock on its id for as long as its lease
+        connection lives, and PostgreSQL drops it when the process dies (`kill -9` too), so
+        a lock this replica can take belongs to a dead one. Folders of live replicas sharing
+        the spool (several on one host) are left alone."""
+        base = self.running_dir.parent
+        try:
+            lease = self._lease_conn()
+            for path in base.glob("running-*"):
+                replica = path.name.removeprefix("running-")
+                if replica == self.replica or not path.is_dir():
+                    continue
+                key = self._alive_key(replica)
+                got = lease.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (key,))
+                if (got.fetchone() or (False,))[0]:
+                    shutil.rmtree(path, ignore_errors=True)
+                    lease.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+                    log.info("removed %s, left by a replica that stopped", path)
+        except Exception:  # tidying up must never keep the worker from starting
+            log.warning("could not check the spool for stopped replicas", exc_info=True)
 
     @property
     def running_dir(self) -> Path:
@@ -230,6 +254,8 @@ class PgJobRunner(JobRunner):
         with self._lease_lock:
             if self._lease is None or self._lease.closed:
                 self._lease = psycopg.connect(self.db.url, autocommit=True, connect_timeout=10)
+                alive = "SELECT pg_advisory_lock(hashtext(%s))"  # this replica is alive
+                self._lease.execute(alive, (self._alive_key(self.replica),))
             return self._lease
 
     def _claim(self) -> Job | None:
@@ -254,6 +280,7 @@ class PgJobRunner(JobRunner):
                 if job.state == "running":
                     job.note = "resumed: the replica that was running it stopped"
                     log.warning("job %s: resumed after its replica stopped", job.id)
+                    self._sweep()  # its spool folder, if it shared ours
                 job.state = "queued"
                 conn.execute(
                     self._q("UPDATE {s}.jobs SET claimed_by=%s, attempts=attempts+1 WHERE id=%s"),

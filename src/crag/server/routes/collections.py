@@ -7,14 +7,12 @@ header (the default collection without either); see `crag.server.collections`.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
-from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
-from crag.server.collections import CATALOG, Collections
+from crag.server.collections import Collections
 from crag.server.deps import require_key
 from crag.server.schemas import CollectionIn, CollectionOut, CollectionsOut
 
@@ -30,23 +28,8 @@ def _registry(request: Request) -> Collections:
     return registry
 
 
-def _counts(path: Path) -> tuple[int, int]:
-    """(chunks, sources) read from a catalog without opening the collection."""
-    if not path.exists():
-        return 0, 0
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
-    try:
-        chunks = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
-        sources = db.execute("SELECT count(DISTINCT source) FROM chunks").fetchone()[0]
-        return int(chunks), int(sources)
-    except sqlite3.Error:
-        return 0, 0
-    finally:
-        db.close()
-
-
 def _describe(registry: Collections, name: str) -> CollectionOut:
-    chunks, sources = _counts(registry.home / name / CATALOG)
+    chunks, sources = registry.counts(name)
     return CollectionOut(
         name=name, chunks=chunks, sources=sources, default=name == registry.default
     )
