@@ -116,8 +116,12 @@ class Job:
     cancel_reason: str = ""  # set to stop the job
 
     def record(self) -> dict[str, Any]:
-        """What is persisted: enough to resume the job or to report how it ended."""
+        """What is persisted: enough to resume the job or to report how it ended. The API
+        shows a running job's note in `error`; the record keeps them apart, or a job resumed
+        twice would read its note back as an error and end failed with every file indexed
+        (found by bench/crash.py: "resumed after a server restart")."""
         out = self.to_dict()
+        out["error"], out["note"] = self.error, self.note
         out["uploads"] = [
             {"source": u.source, "path": str(u.path), "original": u.original} for u in self.uploads
         ]
@@ -126,6 +130,9 @@ class Job:
 
     @classmethod
     def from_record(cls, data: dict[str, Any]) -> Job:
+        error, note = data.get("error") or "", data.get("note")
+        if note is None and data["state"] in ("queued", "running"):
+            note, error = error, ""  # written before notes were kept apart: it was a note
         job = cls(
             id=str(data["id"]),
             kind=data["kind"],
@@ -142,7 +149,8 @@ class Job:
             started=data.get("started"),
             finished=data.get("finished"),
             removed_chunks=data.get("removed_chunks") or 0,
-            error=data.get("error") or "",
+            error=error,
+            note=note or "",
         )
         p = data.get("progress") or {}
         job.progress.n_files = p.get("files_total", 0)

@@ -67,6 +67,25 @@ def test_a_job_is_on_disk_before_submit_returns_and_resumes_after_a_restart(
     assert json.loads((tmp_path / "jobs" / f"{lost.id}.json").read_text())["state"] == "failed"
 
 
+def test_a_job_resumed_twice_has_a_note_not_an_error(index, tmp_path) -> None:
+    """Killed again while resuming (bench/crash.py): the second start read the first one's
+    note "resumed after a server restart" back as the job's error, and the job ended failed
+    with every file indexed."""
+    first = _runner(index, tmp_path)
+    job = first.submit(_job(first, tmp_path, "twice.md"))
+    _runner(index, tmp_path).recover()  # first restart: the note is saved with the job
+    third = _runner(index, tmp_path)
+    [again] = third.recover()  # second restart
+    assert again.id == job.id and again.error == "" and again.note.startswith("resumed")
+    saved = json.loads((tmp_path / "jobs" / f"{job.id}.json").read_text())
+    assert saved["error"] == "" and saved["note"].startswith("resumed")
+    old = {**saved, "error": "resumed after a server restart"}  # a record from before the fix
+    del old["note"]
+    assert Job.from_record(old).error == "" and Job.from_record(old).note.startswith("resumed")
+    done = {**saved, "state": "failed", "error": "no file could be ingested"}
+    assert Job.from_record(done).error == "no file could be ingested"
+
+
 def test_cancelling_a_queued_job_ends_it_and_removes_its_files(index, tmp_path) -> None:
     runner = _runner(index, tmp_path)
     job = runner.submit(_job(runner, tmp_path, "c.md"))
