@@ -16,6 +16,7 @@ from crag.trace import Trace
 from crag.types import Verdict
 
 __all__ = [
+    "SCHEMA_VERSION",
     "AskOptions",
     "AskRequest",
     "AskResponse",
@@ -116,6 +117,12 @@ class CitationOut(BaseModel):
     )
 
 
+# The version of the answer's JSON (`AskResponse`, the `answer` event, `crag ask --json`'s
+# fields). 1: the trace was a free-form dict; 2: the typed `Trace` (same field names, but a
+# stage that did not run — thresholds, web, reflection — is null instead of {}).
+SCHEMA_VERSION = 2
+
+
 class AskResponse(BaseModel):
     question: str
     mode: Mode
@@ -130,6 +137,9 @@ class AskResponse(BaseModel):
     )
     trace: Trace | None = Field(
         None, description="What the pipeline decided: scores, strips, web search, model calls."
+    )
+    schema_version: int = Field(
+        SCHEMA_VERSION, description="Version of this answer's JSON; 2 since the trace is typed."
     )
 
 
