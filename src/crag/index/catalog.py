@@ -19,11 +19,12 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from crag.errors import IndexCorruptError
 from crag.index.analyzer import Analyzer
 from crag.index.filters import Filter, sqlite_where
+from crag.index.rows import CHUNK_COLUMNS, chunk_row, row_to_chunk
 from crag.types import Chunk
 
 __all__ = ["Catalog", "SourceInfo"]
@@ -42,30 +43,12 @@ CREATE INDEX IF NOT EXISTS chunks_source ON chunks(source);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(terms, tokenize = 'unicode61');
 """
 
-_CHUNK_COLS = 'id, source, doc_id, position, start, "end", title, url, text, metadata'
-
 
 class SourceInfo(NamedTuple):
     source: str
     sha256: str
     state: str
     chunks: int
-
-
-def _row_to_chunk(row: tuple[Any, ...]) -> Chunk:
-    cid, source, doc_id, position, start, end, title, url, text, metadata = row
-    return Chunk(
-        id=cid,
-        text=text,
-        source=source,
-        doc_id=doc_id,
-        position=position,
-        start=start,
-        end=end,
-        title=title,
-        url=url,
-        metadata=json.loads(metadata),
-    )
 
 
 class Catalog:
@@ -170,16 +153,16 @@ class Catalog:
             part = ids[i : i + 500]
             marks = ",".join("?" * len(part))
             for row in self._db.execute(
-                f"SELECT {_CHUNK_COLS} FROM chunks WHERE id IN ({marks})", part
+                f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE id IN ({marks})", part
             ):
-                out[row[0]] = _row_to_chunk(row)
+                out[row[0]] = row_to_chunk(row)
         return out
 
     def chunks_of(self, source: str) -> list[Chunk]:
         rows = self._db.execute(
-            f"SELECT {_CHUNK_COLS} FROM chunks WHERE source=? ORDER BY rowid", (source,)
+            f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE source=? ORDER BY rowid", (source,)
         ).fetchall()
-        return [_row_to_chunk(r) for r in rows]
+        return [row_to_chunk(r) for r in rows]
 
     def replace_source(self, source: str, sha256: str, chunks: list[Chunk]) -> None:
         """Make the catalog hold exactly `chunks` for `source`, in one transaction.
@@ -211,19 +194,8 @@ class Catalog:
                     )
                     continue
                 cur = db.execute(
-                    f"INSERT INTO chunks({_CHUNK_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                    (
-                        c.id,
-                        c.source,
-                        c.doc_id,
-                        c.position,
-                        c.start,
-                        c.end,
-                        c.title,
-                        c.url,
-                        c.text,
-                        json.dumps(c.metadata, ensure_ascii=False),
-                    ),
+                    f"INSERT INTO chunks({CHUNK_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    chunk_row(c),
                 )
                 db.execute(
                     "INSERT INTO fts(rowid, terms) VALUES (?, ?)",

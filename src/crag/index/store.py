@@ -30,6 +30,7 @@ from crag.config import Settings
 from crag.errors import ConfigError, CragError, EmbeddingMismatchError
 from crag.index.analyzer import Analyzer
 from crag.index.catalog import Catalog, SourceInfo
+from crag.index.embedding import embed_in_slices
 from crag.index.vector import ChromaVectorStore, chroma_client
 from crag.models.embedder import Embedder, make_embedder
 from crag.types import Chunk
@@ -118,21 +119,10 @@ class Index:
             self.vectors.set_embedding_model(self.embedder.name, dim)
 
     def _embed(self, chunks: Sequence[Chunk], progress: Progress | None) -> np.ndarray:
-        """Embed in slices (for progress), longest texts first so each slice pads little;
-        rows come back in the order of `chunks`."""
-        if not chunks:
-            return np.zeros((0, 0), dtype=np.float32)
-        order = sorted(range(len(chunks)), key=lambda i: -len(chunks[i].text))
-        parts = []
-        for i in range(0, len(order), self.embed_batch):
-            part = [chunks[j].text for j in order[i : i + self.embed_batch]]
-            parts.append(self.embedder.embed(part, kind="document"))
-            if progress:
-                progress(len(part))
-        by_length = np.vstack(parts)
-        vectors = np.empty_like(by_length)
-        vectors[order] = by_length
-        self._record_embedder(int(vectors.shape[1]))
+        """The new chunks' vectors (see `embed_in_slices`); records the model on first use."""
+        vectors = embed_in_slices(self.embedder, chunks, self.embed_batch, progress)
+        if len(chunks):
+            self._record_embedder(int(vectors.shape[1]))
         return vectors
 
     # -- writes -------------------------------------------------------------------------

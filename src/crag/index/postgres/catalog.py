@@ -11,7 +11,6 @@ so a document term and a query term always meet.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from psycopg import sql
@@ -21,27 +20,10 @@ from crag.index.filters import Filter
 from crag.index.postgres.database import Database
 from crag.index.postgres.keyword import bm25_search
 from crag.index.protocol import SourceInfo
+from crag.index.rows import CHUNK_COLUMNS, row_to_chunk
 from crag.types import Chunk
 
-__all__ = ["CHUNK_COLUMNS", "PgCatalog", "row_to_chunk"]
-
-CHUNK_COLUMNS = 'id, source, doc_id, position, start, "end", title, url, text, metadata'
-
-
-def row_to_chunk(row: tuple[Any, ...]) -> Chunk:
-    cid, source, doc_id, position, start, end, title, url, text, metadata = row
-    return Chunk(
-        id=cid,
-        text=text,
-        source=source,
-        doc_id=doc_id,
-        position=position,
-        start=start,
-        end=end,
-        title=title,
-        url=url,
-        metadata=metadata if isinstance(metadata, dict) else json.loads(metadata),
-    )
+__all__ = ["PgCatalog"]
 
 
 class PgCatalog:

@@ -25,10 +25,12 @@ from psycopg import sql
 from crag.config import Settings
 from crag.errors import CragError, EmbeddingMismatchError, IndexCorruptError
 from crag.index.analyzer import Analyzer
+from crag.index.embedding import embed_in_slices
 from crag.index.postgres.catalog import PgCatalog
 from crag.index.postgres.database import Database
 from crag.index.postgres.vectors import PgVectors
 from crag.index.protocol import SourceInfo
+from crag.index.rows import chunk_row
 from crag.models.embedder import Embedder, make_embedder
 from crag.types import Chunk
 
@@ -148,22 +150,6 @@ class PgIndex:
         if row is not None:
             self.vectors.ensure_index(conn, dim)
 
-    def _embed(self, chunks: Sequence[Chunk], progress: Progress | None) -> np.ndarray:
-        """Embed in slices, longest first (as the embedded `Index`); rows in `chunks` order."""
-        if not chunks:
-            return np.zeros((0, 0), dtype=np.float32)
-        order = sorted(range(len(chunks)), key=lambda i: -len(chunks[i].text))
-        parts = []
-        for i in range(0, len(order), self.embed_batch):
-            part = [chunks[j].text for j in order[i : i + self.embed_batch]]
-            parts.append(self.embedder.embed(part, kind="document"))
-            if progress:
-                progress(len(part))
-        by_length = np.vstack(parts)
-        vectors = np.empty_like(by_length)
-        vectors[order] = by_length
-        return vectors
-
     # -- writes -------------------------------------------------------------------------
     @contextmanager
     def write_lock(
@@ -211,7 +197,7 @@ class PgIndex:
         fresh = [c for it in items for c in it.chunks if c.id not in old[it.source]]
         if progress:
             progress(sum(len(it.chunks) for it in items) - len(fresh))
-        embeddings = self._embed(fresh, progress)
+        embeddings = embed_in_slices(self.embedder, fresh, self.embed_batch, progress)
         by_id = {c.id: embeddings[i] for i, c in enumerate(fresh)}
         for it in items:
             self.write_source(it.source, it.sha256, it.chunks, by_id, old[it.source])
@@ -269,25 +255,7 @@ class PgIndex:
                 )
                 continue
             vector = Vector(np.asarray(embeddings[c.id], dtype=np.float32))
-            inserts.append(
-                (
-                    self.collection,
-                    c.id,
-                    c.source,
-                    c.doc_id,
-                    c.position,
-                    c.start,
-                    c.end,
-                    c.title,
-                    c.url,
-                    c.text,
-                    meta,
-                    cfg,
-                    terms,
-                    len(terms.split()),
-                    vector,
-                )
-            )
+            inserts.append((self.collection, *chunk_row(c), cfg, terms, len(terms.split()), vector))
         with self.db.connection() as conn, conn.transaction():
             if inserts:
                 self.record_embedder(conn, len(embeddings[inserts[0][1]]))
