@@ -47,9 +47,10 @@ def _run_as() -> str | None:
 
 
 @contextmanager
-def postgres_server() -> Iterator[str]:
+def postgres_server(options: str = "") -> Iterator[str]:
     """Initialise a cluster in a fresh temporary folder, start it on a free loopback port,
-    create the `vector` extension; yield its URL; stop it and delete the folder after."""
+    create the `vector` extension; yield its URL; stop it and delete the folder after.
+    `options`: more server settings (`-c name=value ...`), e.g. a benchmark's memory."""
     binaries = _bin()
     user = _run_as()
     root = Path(tempfile.mkdtemp(prefix="crag-pg-"))
@@ -68,10 +69,10 @@ def postgres_server() -> Iterator[str]:
             user=user,
             timeout=120,
         )
-        options = (
+        server_options = (
             f"-h 127.0.0.1 -p {port} -k '' -c fsync=off -c synchronous_commit=off "
-            "-c full_page_writes=off -c max_connections=100"
-        )
+            f"-c full_page_writes=off -c max_connections=100 {options}"
+        ).strip()
         subprocess.run(
             [
                 binaries / "pg_ctl",
@@ -83,7 +84,7 @@ def postgres_server() -> Iterator[str]:
                 "-l",
                 str(data / "log"),
                 "-o",
-                options,
+                server_options,
                 "start",
             ],
             check=True,
