@@ -1,6 +1,7 @@
 """Load benchmark for `crag serve`: N concurrent clients on loopback for a bounded time.
 
     python -m bench.load [--clients 4] [--seconds 120] [--mode crag] [--no-ingest-phase]
+                         [--uploaders 2]
 
 A real `crag serve` subprocess (packaged models, API key on) over the sample corpus, uploaded
 through the API. Two phases, each `--seconds` long:
@@ -9,6 +10,11 @@ through the API. Two phases, each `--seconds` long:
    503 waits the Retry-After it was given, as a well-behaved client does.
 2. `queries+ingest`: the same, while an ingestion job embeds the SQuAD dev subset (553
    paragraphs, uploaded at the phase start).
+
+With `--uploaders N`, N more clients upload small text files through the API during every
+phase, each following its job to the end before the next upload (bench/load_uploads.py): the
+issue 21 acceptance run is `--clients 3 --uploaders 2 --no-ingest-phase`. A 503 without a
+Retry-After header counts as another 5xx.
 
 Clients stop starting requests at the deadline; requests in flight finish and count. Reported
 per phase: requests, 200s, 503s, other errors (the target is zero 5xx besides the documented
@@ -37,6 +43,7 @@ from typing import Any
 import httpx
 
 from bench.common import console, machine_info, percentile, print_table, write_results
+from bench.load_uploads import Uploads
 from crag.modes import Mode
 from crag.server.schemas import AskResponse
 
@@ -67,6 +74,7 @@ class Phase:
     started: float = 0.0
     ended: float = 0.0
     ingest: dict[str, Any] | None = None
+    uploads: dict[str, Any] | None = None
 
 
 def _free_port() -> int:
@@ -102,6 +110,8 @@ def _client(base: str, mode: str, deadline: float, offset: int, phase: Phase) ->
             except httpx.HTTPError:
                 status = -1
             phase.results.append((started, time.time() - started, status, service))
+            if status == 503 and "retry-after" not in r.headers:
+                status = 599  # a 503 without Retry-After is not the documented busy answer
             if status == 503:
                 wait = float(r.headers.get("retry-after", "1"))
                 time.sleep(max(0.0, min(wait, deadline - time.time())))
@@ -156,11 +166,18 @@ def run_phase(
         threading.Thread(target=_client, args=(base, args.mode, deadline, i, phase))
         for i in range(args.clients)
     ]
+    uploads = Uploads(base, KEY)
+    clients += [
+        threading.Thread(target=uploads.run, args=(i, deadline)) for i in range(args.uploaders)
+    ]
     for c in clients:
         c.start()
     for c in clients:
         c.join()
     phase.ended = time.time()
+    if args.uploaders:
+        uploads.settle(wait_s=600)
+        phase.uploads = uploads.summary()
     if location is not None:
         job = _wait_job(http, location, timeout=900)
         started, finished = job.get("started") or 0, job.get("finished") or 0
@@ -200,6 +217,7 @@ def summarise(phase: Phase, clients: int) -> dict[str, Any]:
         "healthz_failures": phase.health_failures,
         "rss_mb_max": round(max(phase.rss_mb, default=float("nan"))),
         "ingest": phase.ingest,
+        "uploads": phase.uploads,
     }
 
 
@@ -214,6 +232,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--datasets", type=Path, default=DATASETS)
     p.add_argument("--models-dir", type=Path, default=ROOT / ".crag" / "models")
     p.add_argument("--no-ingest-phase", action="store_true")
+    p.add_argument("--uploaders", type=int, default=0, help="clients uploading meanwhile")
     p.add_argument("--out", default=None, help="results JSON (default bench/results/load-*.json)")
     args = p.parse_args(argv)
 
@@ -303,6 +322,8 @@ def main(argv: list[str] | None = None) -> None:
     for r in rows:
         if r["ingest"]:
             console.print(f"ingestion during {r['phase']}: {r['ingest']}")
+        if r["uploads"]:
+            console.print(f"uploads during {r['phase']}: {r['uploads']}")
     result = {
         "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
         "cold_start_s": round(cold_start, 1),
