@@ -1,4 +1,9 @@
-"""The `crag` command as a user runs it: a real process, a real data dir."""
+"""The `crag` command as a user runs it: a real data dir, real models.
+
+Each test runs `crag` once as a real process (the entry point, exit codes, stderr, models
+loaded from cold); the other runs of the same test go through the same typer app in-process
+with the session's loaded models (tests/support/cli.py), which is where the minutes went.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import SAMPLE, write
+from tests.support.cli import in_process_crag
 
 from crag.trace import Trace
 
@@ -27,31 +33,34 @@ def crag(*args: str, data_dir: Path, **env: str) -> subprocess.CompletedProcess[
     )
 
 
-def test_ingest_search_sources_remove(tmp_path: Path) -> None:
+def test_ingest_search_sources_remove(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder
+) -> None:
     data = tmp_path / "data"
     bad = write(tmp_path / "bad" / "broken.jsonl", "{not json\n")
     done = crag("ingest", str(SAMPLE), str(bad), data_dir=data)
     assert done.returncode == 2, done.stderr  # one file failed, the rest went in
     assert f"{bad}" in done.stderr and "no valid JSONL record" in done.stderr
     assert "6 added" in done.stdout
-    again = crag("ingest", str(SAMPLE), data_dir=data)
+    run = in_process_crag(monkeypatch, data, embedder)
+    again = run("ingest", str(SAMPLE))
     assert again.returncode == 0 and "6 unchanged" in again.stdout
 
-    found = crag("search", "When was the telephone patented?", "-k", "3", "--json", data_dir=data)
+    found = run("search", "When was the telephone patented?", "-k", "3", "--json")
     assert found.returncode == 0, found.stderr
     hits = json.loads(found.stdout)
     assert len(hits) == 3 and hits[0]["doc_id"] == "telephone"
     assert hits[0]["source"].endswith("inventions.jsonl") and "1876" in hits[0]["text"]
     for mode in ("bm25", "dense"):
-        one = crag("search", "Rhine Falls", "-k", "1", "--mode", mode, "--json", data_dir=data)
+        one = run("search", "Rhine Falls", "-k", "1", "--mode", mode, "--json")
         assert json.loads(one.stdout)[0]["title"] == "The Rhine"
 
-    listed = crag("sources", data_dir=data)
+    listed = run("sources")
     assert "honeybees.md" in listed.stdout and "all-MiniLM-L6-v2" in listed.stdout
 
-    removed = crag("remove", str(SAMPLE / "inventions.jsonl"), data_dir=data)
+    removed = run("remove", str(SAMPLE / "inventions.jsonl"))
     assert removed.returncode == 0 and "1 removed" in removed.stdout
-    gone = crag("search", "telephone patent", "--json", data_dir=data)
+    gone = run("search", "telephone patent", "--json")
     assert all(h["doc_id"] != "telephone" for h in json.loads(gone.stdout))
 
 
@@ -66,16 +75,20 @@ def test_friendly_errors(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "nowhere.txt" in missing.stderr
 
 
-def test_ask_json_trace_and_graph(tmp_path: Path) -> None:
+def test_ask_json_trace_and_graph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder, llm, generator_llm
+) -> None:
     from tests.conftest import MODELS_DIR
 
     data = tmp_path / "data"
     env = {"CRAG_LLM__MODELS_DIR": str(MODELS_DIR)}
-    empty = crag("ask", "anything?", data_dir=data, **env)
+    models = {"qwen2.5-coder-0.5b": llm, "qwen2.5-coder-1.5b": generator_llm}
+    run = in_process_crag(monkeypatch, data, embedder, models, **env)
+    empty = run("ask", "anything?")
     assert empty.returncode == 1 and "empty" in empty.stderr and "crag ingest" in empty.stderr
-    assert crag("ingest", str(SAMPLE), data_dir=data).returncode == 0
+    assert run("ingest", str(SAMPLE)).returncode == 0
     question = "When was the telephone patented?"
-    out = crag("ask", question, "--json", data_dir=data, **env)
+    out = crag("ask", question, "--json", data_dir=data, **env)  # the real process, cold models
     assert out.returncode == 0, out.stderr
     answer = json.loads(out.stdout)
     assert answer["question"] == question and answer["verdict"] in {"correct", "ambiguous"}
@@ -84,20 +97,17 @@ def test_ask_json_trace_and_graph(tmp_path: Path) -> None:
     assert {c.role for c in trace.calls} <= {"grader", "generator"}
     for c in answer["citations"]:
         assert f"[{c['n']}]" in answer["answer"] and Path(c["source"]).exists()
-    shown = crag("ask", question, "--trace", "--mode", "rag", data_dir=data, **env)
+    shown = run("ask", question, "--trace", "--mode", "rag")
     assert shown.returncode == 0 and "stages" in shown.stdout and "mode rag" in shown.stdout
-    bad = crag("ask", question, "--mode", "nope", data_dir=data, **env)
+    bad = run("ask", question, "--mode", "nope")
     assert bad.returncode == 1 and "--mode" in bad.stderr
-    graph = crag("graph", data_dir=data)
+    graph = run("graph")
     assert graph.returncode == 0 and "evaluate -.-> web_search" in graph.stdout
-    loop = crag("graph", "--mode", "self-crag", data_dir=data)
+    loop = run("graph", "--mode", "self-crag")
     assert loop.returncode == 0 and "reflect -.-> generate" in loop.stdout
-    reflected = crag(
-        "ask", question, "--mode", "self-crag", "--reflect", "always", "--trace",
-        data_dir=data, **env,
-    )  # fmt: skip
+    reflected = run("ask", question, "--mode", "self-crag", "--reflect", "always", "--trace")
     assert reflected.returncode == 0, reflected.stderr
     assert "mode self-crag" in reflected.stdout and "reflection (always): ran" in reflected.stdout
     assert "reflection rounds" in reflected.stdout and "reflected " in reflected.stdout
-    bad_reflect = crag("ask", question, "--mode", "self-crag", "--reflect", "x", data_dir=data)
+    bad_reflect = run("ask", question, "--mode", "self-crag", "--reflect", "x")
     assert bad_reflect.returncode == 1 and "--reflect" in bad_reflect.stderr

@@ -2,6 +2,8 @@
 
 In-process with the session's models (both modes, resume, report), and once as the user runs
 it: the `crag eval` command in a subprocess (one question, rag), then a rerun that asks nothing.
+The rerun, the refused modes and the near-miss run go through the same `crag` app in-process
+with the session's models (tests/support/cli.py): a cold model load each is what they cost.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import MODELS_DIR, share_models, write
+from tests.support.cli import in_process_crag
 
 from crag.datasets import load_dataset
 from crag.eval.harness import Harness
@@ -120,7 +123,9 @@ def test_eval_in_process_both_modes_resume_and_report(
     assert all(p.is_file() for p in paths.values()) and len(paths) == 5
 
 
-def test_crag_eval_command_runs_and_resumes(tmp_path: Path) -> None:
+def test_crag_eval_command_runs_and_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder
+) -> None:
     path = write(tmp_path / "tiny.json", json.dumps(TINY))
     out = tmp_path / "out"
     env = {
@@ -136,7 +141,10 @@ def test_crag_eval_command_runs_and_resumes(tmp_path: Path) -> None:
             [*exe, *args], capture_output=True, text=True, timeout=600, env=env, check=False
         )
 
-    bad = crag_eval("--modes", "rag,self-rag")
+    in_process = in_process_crag(
+        monkeypatch, tmp_path / "data", embedder, CRAG_LLM__MODELS_DIR=str(MODELS_DIR)
+    )
+    bad = in_process("eval", str(path), "--out", str(out), "--modes", "rag,self-rag")
     assert bad.returncode == 1
     assert "self-rag is not supported" in bad.stderr and "rag, crag, self-crag" in bad.stderr
 
@@ -150,29 +158,26 @@ def test_crag_eval_command_runs_and_resumes(tmp_path: Path) -> None:
     summary = json.loads((out / "summary.json").read_text())
     assert summary["run"]["collection"] == "eval-tiny" and summary["run"]["questions"] == 1
 
-    again = crag_eval("--modes", "rag", "--limit", "1")
+    again = in_process("eval", str(path), "--out", str(out), "--modes", "rag", "--limit", "1")
     assert again.returncode == 0, again.stderr
     assert "loading models" not in again.stderr  # nothing pending: no model is loaded
     assert len((out / "results.jsonl").read_text().splitlines()) == 1
 
 
-def test_crag_eval_near_miss_withholds_the_gold_paragraph_and_gates_fail(tmp_path: Path) -> None:
+def test_crag_eval_near_miss_withholds_the_gold_paragraph_and_gates_fail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder, llm, generator_llm
+) -> None:
     """`--near-miss 0.5`: one of the two answerable questions loses its paragraph (a collection
     of its own), counts as should-refuse, and an impossible `--fail-under` exits 1 naming it."""
     path = write(tmp_path / "tiny.json", json.dumps(TINY))
     out = tmp_path / "out"
-    env = {
-        **os.environ,
-        "CRAG_DATA_DIR": str(tmp_path / "data"),
-        "CRAG_LLM__MODELS_DIR": str(MODELS_DIR),
-        "COLUMNS": "200",
-    }
-    args = ["--out", str(out), "--modes", "rag", "--near-miss", "0.5"]
-    cmd = [sys.executable, "-m", "crag", "eval", str(path), *args]
-    gates = ["--fail-under", "rag.accuracy=1.01", "--fail-over", "rag.p50_ms=100000000"]
-    run = subprocess.run(
-        [*cmd, *gates], capture_output=True, text=True, timeout=600, env=env, check=False
+    models = {"qwen2.5-coder-0.5b": llm, "qwen2.5-coder-1.5b": generator_llm}
+    in_process = in_process_crag(
+        monkeypatch, tmp_path / "data", embedder, models, CRAG_LLM__MODELS_DIR=str(MODELS_DIR)
     )
+    args = ["--out", str(out), "--modes", "rag", "--near-miss", "0.5"]
+    gates = ["--fail-under", "rag.accuracy=1.01", "--fail-over", "rag.p50_ms=100000000"]
+    run = in_process("eval", str(path), *args, *gates)
     assert run.returncode == 1, run.stderr
     assert "failed: rag.accuracy" in run.stderr and "p50_ms" not in run.stderr
     records = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
