@@ -27,6 +27,7 @@ class Replica:
         self.base = f"http://127.0.0.1:{self.port}"
         self.client = httpx.Client(base_url=self.base, timeout=120)
         self.proc: subprocess.Popen[bytes] | None = None
+        self.ready = False
         self.env = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)]),
@@ -45,7 +46,9 @@ class Replica:
         return self.data_dir / "uploads" / COLLECTION / f"running-{replica_id}"
 
     def up(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
+        """Running and answering: a replica being started again is not up until /healthz
+        answers (run 3 counted its refused connections as unsearchable markers)."""
+        return self.ready and self.proc is not None and self.proc.poll() is None
 
     def start(self, timeout: float = 300) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -63,6 +66,7 @@ class Replica:
                 raise SystemExit(f"replica {self.name} exited:\n{tail}")
             try:
                 if self.client.get("/healthz").status_code == 200:
+                    self.ready = True
                     return
             except httpx.HTTPError:
                 pass
@@ -71,6 +75,7 @@ class Replica:
 
     def kill(self) -> None:
         """`kill -9`: no shutdown code runs, connections drop, files stay where they were."""
+        self.ready = False
         if self.proc is not None:
             os.kill(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
