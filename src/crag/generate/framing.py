@@ -47,6 +47,8 @@ _CONFUSABLE = str.maketrans(
     "аеорсухіјѕԁһӏԛԝвкмнтАВЕКМНОРСТХІЈЅУαεικνορτυχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
     "aeopcyxijsdhlqwbkmhtABEKMHOPCTXIJSYaeikvoptuxABEZHIKMNOPTYX",
 )
+# a left-to-right or right-to-left override and what it covers (to its pop or the line end)
+_BIDI_OVERRIDE = re.compile("[\u202d\u202e][^\u202c\n]*\u202c?")
 _NON_LATIN_LOOKALIKES = set("аеорсухіјѕԁһӏԛԝвкмнтАВЕКМНОРСТХІЈЅУαεικνορτυχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ")
 _WORD = re.compile(r"\w+")
 
@@ -109,7 +111,10 @@ def _fullwidth(text: str) -> str:
 
 def neutralise(text: str) -> str:
     """Source text that cannot close, open or imitate the framing, nor speak as a role, with
-    the sentences that speak to an AI taken out (`crag.generate.instructions`)."""
+    the sentences that speak to an AI taken out (`crag.generate.instructions`) and text under
+    a bidi override dropped (it reads differently from what is stored: the injection corpus
+    hid a reversed instruction there, and the model copied it into an answer)."""
+    text = _BIDI_OVERRIDE.sub(" ", text)
     text, _ = drop_instructions(_fold_mixed(_fullwidth(strip_invisible(text))))
     text = _FAKE_TAG.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), text)
     text = _SPECIAL_TOKEN.sub(lambda m: m.group(0).translate(str.maketrans("<>|[]", "‹›¦()")), text)
