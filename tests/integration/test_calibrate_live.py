@@ -1,6 +1,10 @@
 """`crag calibrate` as a user runs it: the packaged LLM writes questions from examples/sample,
 the configured evaluator scores them; the curve and the stored thresholds are written, `crag
-ask` uses them, and a second run resumes from the journal instead of asking again."""
+ask` uses them, and a second run resumes from the journal instead of asking again.
+
+The first `crag calibrate` is a real process (models loaded from cold); the `crag ask` and the
+resumed run go through the same app in-process with the session's models (tests/support/cli.py).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import MODELS_DIR, SAMPLE
+from tests.support.cli import in_process_crag
 
 from crag.trace import Trace
 
@@ -29,9 +34,15 @@ def crag(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=1200, env=env)
 
 
-def test_calibrate_sample_writes_stores_and_resumes(tmp_path: Path) -> None:
+def test_calibrate_sample_writes_stores_and_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder, llm, generator_llm
+) -> None:
     data = tmp_path / "data"
-    assert crag("ingest", str(SAMPLE), "-c", "sample", data_dir=data).returncode == 0
+    models = {"qwen2.5-coder-0.5b": llm, "qwen2.5-coder-1.5b": generator_llm}
+    in_process = in_process_crag(
+        monkeypatch, data, embedder, models, CRAG_LLM__MODELS_DIR=str(MODELS_DIR)
+    )
+    assert in_process("ingest", str(SAMPLE), "-c", "sample").returncode == 0
     first = crag("calibrate", "-c", "sample", "--questions", "4", data_dir=data)
     assert first.returncode == 0, first.stderr
     assert "chosen: upper" in first.stdout and "expected:" in first.stdout
@@ -51,13 +62,13 @@ def test_calibrate_sample_writes_stores_and_resumes(tmp_path: Path) -> None:
     assert 0.0 <= stored["lower"] <= stored["upper"] <= 1.0
     assert stored["evaluator"] == curve["evaluator"]
 
-    asked = crag("ask", "When was the telephone patented?", "-c", "sample", "--json", data_dir=data)
+    asked = in_process("ask", "When was the telephone patented?", "-c", "sample", "--json")
     assert asked.returncode == 0, asked.stderr
     thresholds = Trace.model_validate(json.loads(asked.stdout)["trace"]).thresholds
     assert thresholds is not None
     assert (thresholds.upper, thresholds.lower) == (stored["upper"], stored["lower"])
 
-    second = crag("calibrate", "-c", "sample", "--questions", "4", data_dir=data)
+    second = in_process("calibrate", "-c", "sample", "--questions", "4")
     assert second.returncode == 0, second.stderr
     assert "4 resumed" in second.stdout
     assert len(journal.read_text().splitlines()) == len(records)  # nothing asked again
