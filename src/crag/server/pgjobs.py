@@ -47,6 +47,7 @@ class PgJobRunner(JobRunner):
 
     def __init__(self, index: PgIndex, *args: Any, poll_s: float = 0.5, **kwargs: Any) -> None:
         kwargs["jobs_dir"] = None  # jobs persist in the database, not in a local folder
+        # JobRunner is typed to the embedded Index; PgIndex has its interface, not its class
         super().__init__(index, *args, **kwargs)  # type: ignore[arg-type]
         self.db = index.db
         self.collection = index.collection
@@ -334,6 +335,7 @@ class PgJobRunner(JobRunner):
 
         return shared_check
 
+    # the base's _cleanup is a staticmethod; this one needs self.db for the stored bytes
     def _cleanup(self, job: Job) -> None:  # type: ignore[override]
         """Delete the local copies and the stored bytes of a finished job."""
         for upload in job.uploads:
