@@ -45,7 +45,9 @@ def ask(
     ] = None,
     reflect: Annotated[
         str | None,
-        typer.Option(help="self-crag: auto (when in doubt) | always; default: pipeline.reflect"),
+        typer.Option(
+            help=f"{Mode.SELF_CRAG}: auto (when in doubt) | always; default: pipeline.reflect"
+        ),
     ] = None,
     trace: Annotated[bool, typer.Option("--trace", help="Show scores, strips, calls.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print answer + trace as JSON.")] = False,

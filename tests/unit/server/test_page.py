@@ -37,3 +37,14 @@ def test_no_asset_reaches_another_origin_or_writes_html() -> None:
         assert not re.search(r"https?://", text), name  # no CDN, no remote font
     js = (page.STATIC / "app.js").read_text(encoding="utf-8")
     assert "innerHTML" not in js and "insertAdjacentHTML" not in js and "eval(" not in js
+
+
+def test_the_mode_list_comes_from_mode() -> None:
+    from crag.modes import Mode
+
+    html = _client().get("/").text
+    values = re.findall(r'<option value="([^"]+)">', html)
+    assert values == [str(m) for m in Mode]  # crag first: the default
+    assert "<!-- modes" not in html
+    for mode in Mode:  # the page's own file never spells a mode name
+        assert f'value="{mode}"' not in (page.STATIC / "index.html").read_text(encoding="utf-8")

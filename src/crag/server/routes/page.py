@@ -1,15 +1,20 @@
 """The web page at `/`: static HTML, CSS and JavaScript shipped inside the package (no build
 step, nothing fetched from elsewhere). The page talks to the same `/v1` API as any client, so it
 needs no route of its own beyond these files; the API key, when the server has keys, is asked
-for once per browser session and sent as `Authorization: Bearer`.
+for once per browser session and sent as `Authorization: Bearer`. The one thing filled in on the
+server is the mode list, from `crag.modes.Mode`, so the page never spells a mode name itself.
 """
 
 from __future__ import annotations
 
+from functools import cache
+from html import escape
 from pathlib import Path
 
 from fastapi import APIRouter, HTTPException
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, HTMLResponse
+
+from crag.modes import Mode
 
 __all__ = ["STATIC", "router"]
 
@@ -28,10 +33,22 @@ HEADERS = {
 
 router = APIRouter(include_in_schema=False)
 
+_MODES_SLOT = "<!-- modes: filled from crag.modes.Mode by crag.server.routes.page -->"
+_SHORT = {Mode.CRAG: "corrective", Mode.RAG: "baseline", Mode.SELF_CRAG: "reflective"}
+
+
+@cache
+def _html() -> str:
+    """index.html with one `<option>` per mode, in `Mode`'s order (crag first: the default)."""
+    options = "\n      ".join(
+        f'<option value="{escape(m)}">{escape(m)} ({_SHORT.get(m, "")})</option>' for m in Mode
+    )
+    return (STATIC / "index.html").read_text(encoding="utf-8").replace(_MODES_SLOT, options)
+
 
 @router.get("/")
-def page() -> FileResponse:
-    return FileResponse(STATIC / "index.html", media_type="text/html", headers=HEADERS)
+def page() -> HTMLResponse:
+    return HTMLResponse(_html(), headers=HEADERS)
 
 
 @router.get("/static/{name}")
