@@ -6,12 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 import pytest
+from tests.support.strips import strips
 
 from crag.generate import Generator
 from crag.generate.citations import answer_sentences, has_words
 from crag.generate.support import recite, supported_sentences
 from crag.models.llm.base import ChatRequest, ChatResult
-from crag.types import Chunk, Strip
 
 
 @dataclass
@@ -25,15 +25,6 @@ class ScriptedLLM:
     def chat(self, request: ChatRequest) -> ChatResult:
         self.calls.append(request)
         return ChatResult(text=self.reply, finish_reason="stop")
-
-
-def strips(*texts: str) -> list[Strip]:
-    chunks = [
-        Chunk(id=f"c{i}", text=t, source=f"/docs/f{i}.txt", doc_id="text", position=0, start=0,
-              end=len(t))
-        for i, t in enumerate(texts, start=1)
-    ]  # fmt: skip
-    return [Strip(c.text, c, i) for i, c in enumerate(chunks)]
 
 
 @pytest.mark.parametrize(

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from tests.support.strips import strips
+
 from crag.generate import Generator
 from crag.generate.alignment import alignment
 from crag.generate.citations import number_sources
 from crag.generate.reader import best_sources, candidate, rank
 from crag.models.llm.base import ChatRequest, ChatResult
-from crag.types import Chunk, Strip
 
 SUPER_BOWL = (
     "California last hosted the Super Bowl in 2003, at Qualcomm Stadium in San Diego. "
@@ -20,15 +21,6 @@ BRONCOS = (
     "Patriots in the AFC Championship Game. They then defeated the Carolina Panthers in "
     "Super Bowl 50."
 )
-
-
-def strips(*texts: str) -> list[Strip]:
-    chunks = [
-        Chunk(id=f"c{i}", text=t, source=f"/docs/f{i}.txt", doc_id="text", position=0, start=0,
-              end=len(t))
-        for i, t in enumerate(texts, start=1)
-    ]  # fmt: skip
-    return [Strip(c.text, c, i) for i, c in enumerate(chunks)]
 
 
 def test_the_answer_the_question_words_surround_is_tied_closest() -> None:
