@@ -39,7 +39,7 @@ from crag.generate.citations import (
 )
 from crag.generate.matching import find_in_sources, locate, short_answer, unsourced_contacts
 from crag.generate.support import SupportCheck, recite, supported_sentences
-from crag.refine.rewrite_check import content_words, forms
+from crag.refine.rewrite_check import content_forms, content_words, forms
 from crag.types import Citation, Strip
 
 __all__ = ["Checked", "check_answer", "cite"]
@@ -70,11 +70,11 @@ def cite(sentence: str, n: int) -> str:
     return close_gaps(f"{body} [{n}]{stop.group(1) if stop else ''}")
 
 
-def _repeats(sentence: str, said: str) -> bool:
-    """Every content word of `sentence` is already in `said` (the question and the short
-    answer): "Hagen threw gold into the Rhine by Hagen [1]." after "Hagen [1]." tells nothing."""
-    known = {f for w in content_words(said) for f in forms(w)}
-    return all(forms(w) & known for w in content_words(MARK.sub("", sentence)))
+def _repeats(sentence: str, said: set[str]) -> bool:
+    """Every content word of `sentence` is already said (`said`: the `content_forms` of the
+    question and the short answer): "Hagen threw gold into the Rhine by Hagen [1]." after
+    "Hagen [1]." tells nothing."""
+    return all(forms(w) & said for w in content_words(MARK.sub("", sentence)))
 
 
 def _holding(strips: list[Strip], source: Source, short: str) -> list[Strip]:
@@ -135,7 +135,8 @@ def check_answer(
         first = cite(first, n)
     kept = [first]
     checks: list[SupportCheck] = []
-    repeats = [r for r in rest if _repeats(r, f"{question} {first}")]
+    said = content_forms(f"{question} {first}")
+    repeats = [r for r in rest if _repeats(r, said)]
     if repeats:
         notes.append(f"dropped {len(repeats)} sentence(s) that only repeat the question and answer")
         rest = [r for r in rest if r not in repeats]
