@@ -79,7 +79,7 @@ def drop_instructions(text: str) -> tuple[str, int]:
     """`text` without its chat-template turns and the sentences that speak to an AI; the
     number removed. Call on text already cleared of invisible characters and homoglyphs."""
     text, removed = _TURN.subn(" ", text)
-    if not (_ADDRESSED.search(text) or _VOCATIVE.search(text) or _OVERRIDE.search(text)):
+    if not is_instruction(text):  # the common case: nothing to take out, no sentence split
         return text, removed
     kept: list[str] = []
     for m in _SENTENCE.finditer(text):
