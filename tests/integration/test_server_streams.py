@@ -1,9 +1,9 @@
 """The two streams on a real port, with scripted drafts: `/v1/ask` never sends the NOT_FOUND
 marker as tokens and its final `answer` event carries the checked answer; the OpenAI chat
 stream sends one answer — the checked one — that the OpenAI SDK reassembles to exactly the
-non-streamed message. The app, index, HTTP server and SDK are real; only the pipeline's
-`stream` is scripted, because the behaviour under test is what a given draft becomes on the
-wire (the live models' drafts are in test_server_live.py)."""
+non-streamed message. The app, index, pipeline, HTTP server and SDK are real; only the graph's
+events under `Pipeline.stream` are scripted, because the behaviour under test is what a given
+draft becomes on the wire (the live models' drafts are in test_server_live.py)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ class Script:
         self.tokens: list[str] = []
         self.answer = answer("", True, [])
 
-    def stream(self, question: str, mode: Any = "crag") -> Iterator[tuple[Any, ...]]:
+    def events(self, question: str, mode: Any = "crag") -> Iterator[tuple[Any, ...]]:
         yield ("node", "retrieve", {})
         for t in self.tokens:
             yield ("token", t)
@@ -64,7 +64,7 @@ def served(tmp_path_factory, embedder) -> Iterator[tuple[str, Script]]:
     Ingestor(reader, settings.ingest).ingest([SAMPLE])  # a question needs a non-empty index
     pipeline = build_pipeline(settings, reader)
     script = Script()
-    pipeline.stream = script.stream  # type: ignore[method-assign]
+    pipeline._events = script.events  # type: ignore[method-assign]
     pipeline.ask = script.ask  # type: ignore[method-assign]
     try:
         app = create_app(settings, pipeline=pipeline, index=reader, writer=writer, api_keys=[])

@@ -24,7 +24,6 @@ from crag.cli.common import (
 )
 from crag.cli.render import _print_answer, _print_trace
 from crag.errors import CragError
-from crag.generate.marker import MarkerFilter
 from crag.limits import check_question
 from crag.modes import Mode
 from crag.pipeline.graph import MODES
@@ -81,13 +80,8 @@ def ask(
         if stream and not as_json:
             answer: Answer | None = None
             streamed: list[str] = []
-            draft = MarkerFilter()  # the model's NOT_FOUND marker is not text for the user
-            for event in pipeline.stream(question, mode):
+            for event in pipeline.stream(question, mode):  # drafts without the NOT_FOUND marker
                 if event[0] == "node":
-                    if event[1] == "generate" and (held := draft.flush()):
-                        streamed.append(held)
-                        sys.stdout.write(held)
-                    draft = MarkerFilter()  # a Self-RAG retry writes a new draft
                     if event[1] == "reflect" and event[2].get("route") in (
                         "regenerate",
                         "web_search",
@@ -102,10 +96,9 @@ def ask(
                         sys.stdout.flush()
                     err.print(f"[dim]· {event[1]} done[/]", highlight=False)
                 elif event[0] == "token":
-                    if shown := draft.feed(event[1]):
-                        streamed.append(shown)
-                        sys.stdout.write(shown)
-                        sys.stdout.flush()
+                    streamed.append(event[1])
+                    sys.stdout.write(event[1])
+                    sys.stdout.flush()
                 else:
                     answer = event[1]
             assert answer is not None

@@ -4,17 +4,21 @@ The generator's model says NOT_FOUND when its sources lack the answer; that mark
 instruction to crag, not text for the user, and it arrives as tokens ("NOT", "_FO", "UND"),
 so a token cannot be judged alone. `MarkerFilter` holds back the end of the draft while it
 could still be the start of the marker, drops the marker when it completes, and sends nothing
-after it (the draft is then a refusal, which the final answer carries). Every live view of a
-draft uses it: the HTTP service's SSE `token` events and `crag ask --stream`.
+after it (the draft is then a refusal, which the final answer carries). `clean_drafts` applies
+it to a pipeline's event stream, and `Pipeline.stream` yields only what it lets through, so
+every live view of a draft (the SSE `token` events, `crag ask --stream`, a library caller)
+gets clean text.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from crag.generate.generator import NOT_FOUND
 
-__all__ = ["MarkerFilter"]
+__all__ = ["MarkerFilter", "clean_drafts"]
 
 # The marker as models write it: NOT_FOUND in any case, "NOT FOUND" in capitals, in brackets
 # or not. Lower-case "not found" is English ("the file was not found") and is left alone.
@@ -75,3 +79,23 @@ class MarkerFilter:
             if _could_begin_marker(text[start:]):
                 return start
         return len(text)
+
+
+def clean_drafts(events: Iterable[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
+    """The events with every draft's `("token", text)` run through a `MarkerFilter`.
+
+    A draft ends when the next node finishes (its held-back end is sent just before that
+    node's event) or at the answer; each node starts a fresh filter, as a Self-RAG retry
+    writes a new draft. Tokens that only held the marker are not sent at all.
+    """
+    draft = MarkerFilter()
+    for item in events:
+        if item[0] == "token":
+            if text := draft.feed(item[1]):
+                yield ("token", text)
+            continue
+        if item[0] in ("node", "answer"):
+            if rest := draft.flush():
+                yield ("token", rest)
+            draft = MarkerFilter()
+        yield item

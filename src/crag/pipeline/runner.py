@@ -3,7 +3,8 @@
 `Pipeline` holds one set of components and runs each mode's compiled graph (shared by every
 pipeline: `build_graph(mode)`) with them as the run's context. `ask` returns the answer with
 its trace; `stream` yields `("node", name, update)` as each node finishes and
-`("token", text)` as the generator writes, then `("answer", Answer)`.
+`("token", text)` as the generator writes (its NOT_FOUND marker held back and removed:
+`crag.generate.marker.clean_drafts`), then `("answer", Answer)`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any, cast
 from langchain_core.runnables import RunnableConfig
 
 from crag.errors import CragError
+from crag.generate.marker import clean_drafts
 from crag.modes import Mode
 from crag.pipeline.graph import MODES, CragGraph, build_graph, recursion_limit
 from crag.pipeline.state import Components, CragState
@@ -71,6 +73,10 @@ class Pipeline:
         return self._answer(cast(CragState, state), started)
 
     def stream(self, question: str, mode: Mode | str = Mode.CRAG) -> Iterator[Event]:
+        return clean_drafts(self._events(question, mode))
+
+    def _events(self, question: str, mode: Mode | str) -> Iterator[Event]:
+        """The graph's events as they come (drafts with the model's marker in them)."""
         started = time.perf_counter()
         state = self._start(question, mode)
         events = self.graph(state["mode"]).stream(

@@ -1,18 +1,16 @@
-"""The checked answer cut into deltas (and, re-exported, the draft's marker filter).
+"""The checked answer cut into deltas.
 
 `pieces` cuts a finished answer into a few words per delta: the OpenAI chat stream sends the
 checked answer only (see crag.server.routes.chat for why), and a client still sees it arrive
-in pieces. `MarkerFilter` (crag.generate.marker) keeps the model's NOT_FOUND marker out of the
-SSE `token` events.
+in pieces. (The SSE `token` events of `/v1/ask` come from `Pipeline.stream`, which removes the
+model's NOT_FOUND marker: crag.generate.marker.)
 """
 
 from __future__ import annotations
 
 import re
 
-from crag.generate.marker import MarkerFilter
-
-__all__ = ["MarkerFilter", "pieces"]
+__all__ = ["pieces"]
 
 
 def pieces(text: str, words: int = 4) -> list[str]:

@@ -1,7 +1,8 @@
 """`crag ask --stream` shows the draft live, but never the generator's NOT_FOUND marker: the
 marker arrives as tokens ("NOT", "_FO", "UND") and is an instruction to crag, not text. The
-pipeline here is a scripted stand-in for what `Pipeline.stream` yields (the real stream is
-tested with real models in tests/integration); what is under test is the command's rendering."""
+pipeline here is a real `Pipeline` whose graph events are scripted (the real graph is tested
+with real models in tests/integration); what is under test is what `Pipeline.stream` lets
+through and how the command renders it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typer.testing import CliRunner
 import crag.index.store
 import crag.pipeline
 from crag.cli import app
+from crag.pipeline import Pipeline
 from crag.trace import Trace
 from crag.types import Answer
 
@@ -28,11 +30,11 @@ class _Index:
         pass
 
 
-class _Pipeline:
+class _Pipeline(Pipeline):
     def __init__(self, tokens: list[str], answer: Answer) -> None:
         self.tokens, self.answer = tokens, answer
 
-    def stream(self, question: str, mode: Any) -> Iterator[tuple[Any, ...]]:
+    def _events(self, question: str, mode: Any) -> Iterator[tuple[Any, ...]]:
         yield ("node", "retrieve", {})
         for t in self.tokens:
             yield ("token", t)

@@ -3,9 +3,9 @@ server-sent events (`node` as each graph node finishes, `token` as the answer is
 `answer` with the checked answer last; `error` instead if it fails mid-way).
 
 The `token` events are the generator's draft, less the model's NOT_FOUND marker (held back
-while the draft could still be it: crag.server.tokens). The `answer` event is authoritative:
-the check that runs on the finished draft may drop a sentence or turn it into a refusal, and
-a client replaces what it showed of the draft with that event's `answer`."""
+by `Pipeline.stream` while the draft could still be it: crag.generate.marker). The `answer`
+event is authoritative: the check that runs on the finished draft may drop a sentence or turn
+it into a refusal, and a client replaces what it showed of the draft with that event's `answer`."""
 
 from __future__ import annotations
 
@@ -26,7 +26,6 @@ from crag.server.routes.search import filter_of
 from crag.server.runtime import Runtime
 from crag.server.schemas import AskRequest, AskResponse, CitationOut
 from crag.server.sse import PING, event, jsonable
-from crag.server.tokens import MarkerFilter
 from crag.types import Answer
 
 __all__ = ["answer_out", "checked_question", "router"]
@@ -79,25 +78,18 @@ def answer_out(answer: Answer, mode: Mode, trace: bool = True) -> AskResponse:
 async def _sse(
     request: Request, events: AsyncIterator[Any], mode: Mode, trace: bool
 ) -> AsyncIterator[bytes]:
-    draft = MarkerFilter()
-    try:
+    try:  # tokens come with the model's NOT_FOUND marker removed (Pipeline.stream)
         async for item in events:
             if item is None:
                 yield PING
             elif item[0] == "node":
-                if item[1] == "generate" and (rest := draft.flush()):
-                    yield event("token", {"text": rest})
-                draft = MarkerFilter()  # a Self-RAG retry writes a new draft
                 yield event("node", {"node": item[1], "update": jsonable(item[2])})
             elif item[0] == "rewrite":
                 r = item[1]
                 yield event("rewrite", {"question": r.question, "original": r.original})
             elif item[0] == "token":
-                if text := draft.feed(item[1]):
-                    yield event("token", {"text": text})
+                yield event("token", {"text": item[1]})
             elif item[0] == "answer":
-                if rest := draft.flush():
-                    yield event("token", {"text": rest})
                 yield event("answer", answer_out(item[1], mode, trace).model_dump(mode="json"))
     except Exception as exc:
         yield event("error", bytes(error_response(request, exc).body).decode())

@@ -1,11 +1,11 @@
-"""The draft filter of the `/v1/ask` stream and the deltas of the chat stream
-(crag.server.tokens): the NOT_FOUND marker never reaches a client, whatever the tokenisation."""
+"""The draft filter (crag.generate.marker): the NOT_FOUND marker never reaches a live view of
+a draft, whatever the tokenisation; `clean_drafts` applies it to a pipeline's events."""
 
 from __future__ import annotations
 
 import pytest
 
-from crag.server.tokens import MarkerFilter, pieces
+from crag.generate.marker import MarkerFilter, clean_drafts
 
 
 def stream(tokens: list[str]) -> tuple[list[str], bool]:
@@ -60,8 +60,29 @@ def test_a_possible_marker_start_is_held_only_until_it_cannot_be_one() -> None:
     assert f.flush() == ""  # a marker cut off at max_tokens is dropped too
 
 
-def test_pieces_join_back_to_the_text() -> None:
-    text = "The waggle dance [1] shows\n\nwhere flowers are.\n\nSources:\n[1] bees.md "
-    parts = pieces(text)
-    assert "".join(parts) == text and len(parts) == 3
-    assert pieces("") == [] and pieces("one") == ["one"]
+def test_clean_drafts_removes_the_marker_and_keeps_every_other_event() -> None:
+    events = [
+        ("node", "retrieve", {}),
+        ("token", "NOT"),
+        ("token", "_FO"),
+        ("token", "UND"),
+        ("node", "generate", {}),
+        ("token", "Paris [1]"),  # a Self-RAG retry: a new draft, a fresh filter
+        ("token", ". N"),
+        ("node", "generate", {}),
+        ("answer", "the answer"),
+    ]
+    assert list(clean_drafts(events)) == [
+        ("node", "retrieve", {}),
+        ("node", "generate", {}),
+        ("token", "Paris [1]"),
+        ("token", "."),
+        ("token", " N"),  # held back as a possible marker start, sent when the draft ended
+        ("node", "generate", {}),
+        ("answer", "the answer"),
+    ]
+
+
+def test_clean_drafts_sends_a_held_end_before_the_answer() -> None:
+    events = [("token", "Vitamin"), ("token", " N"), ("answer", None)]
+    assert list(clean_drafts(events)) == [("token", "Vitamin"), ("token", " N"), ("answer", None)]
