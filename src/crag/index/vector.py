@@ -2,7 +2,8 @@
 
 The same class serves both; only the client differs. crag always passes its own embeddings
 (`embedding_function=None`), so Chroma never downloads a model of its own, and records the
-embedding model in the collection metadata.
+embedding model in the collection metadata. Chroma holds each chunk's vector and filter fields
+(source, title, url, metadata); the text is the catalog's alone.
 """
 
 from __future__ import annotations
@@ -96,12 +97,14 @@ class ChromaVectorStore:
         return int(self._collection.count())
 
     def upsert(self, chunks: Sequence[Chunk], embeddings: np.ndarray) -> None:
+        """Vectors and their filter fields, no text: the catalog holds the text and nothing
+        reads it from Chroma, which would index every text in a trigram FTS5 table of its own
+        (about 40 % of a write's CPU, measured at 5-15k chunks)."""
         for i in range(0, len(chunks), self._max_batch):
             part = chunks[i : i + self._max_batch]
             self._collection.upsert(
                 ids=[c.id for c in part],
                 embeddings=embeddings[i : i + len(part)],
-                documents=[c.text for c in part],
                 metadatas=[_metadata(c) for c in part],
             )
 
