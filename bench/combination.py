@@ -36,27 +36,41 @@ from crag.grading.evidence import logit
 
 PACKAGED = Path(__file__).resolve().parents[1] / "src/crag/models/data/crag-evaluator"
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-EMBEDDERS = ("all-MiniLM-L6-v2", "use-multilingual")
+EMBEDDERS = {  # the cosines mined per dataset: the embedder a collection of its language gets
+    "squad-en": ("all-MiniLM-L6-v2", "use-multilingual"),
+    "nq": ("all-MiniLM-L6-v2", "use-multilingual"),
+    "squad-tr": ("use-multilingual",),
+}
+FILES = {
+    "squad-en": "squad-en-dev-subset.json",
+    "nq": "nq-questions-dev.jsonl",
+    "squad-tr": "squad-tr-dev-v1.0.0.json.gz",
+}
 MISS_ANSWERABLE = 0.08  # share of answerable questions the lower threshold may reject
 UPPER_PRECISION = 0.90  # share of CORRECT verdicts that must hold a gold chunk
 
 
-def _open(name: str, data_dir: Path) -> tuple[Any, Any, list[Any]]:
+def _open(name: str, data_dir: Path, reuse_eval: bool) -> tuple[Any, Any, list[Any]]:
+    """Settings, index and questions of one dataset (SQuAD-TR: its unanswerable ones too)."""
     from crag.config import load_settings
     from crag.datasets import load_dataset, nq_part
-    from crag.eval.kb import split_kb
+    from crag.eval.kb import default_collection, language_settings, split_kb
     from crag.index.store import Index
     from crag.ingest.ingestor import Ingestor
 
-    s = load_settings(data_dir=data_dir, collection=f"bench-combination-{name}")
-    if name == "squad-en":
-        data = load_dataset(DATASETS / "squad-en-dev-subset.json")
-        files = data.kb
-        items = [it for it in data.items if it.answerable]
-    else:
-        data = load_dataset(DATASETS / "nq-questions-dev.jsonl")
+    data = load_dataset(DATASETS / FILES[name])
+    collection = default_collection(data.name, name == "nq")
+    s = load_settings(
+        data_dir=data_dir, collection=collection if reuse_eval else f"bench-combination-{name}"
+    )
+    if name == "nq":
         files = split_kb(data.kb, s.data_dir / "eval")
         items = [it for it in data.items if it.gold_unit and nq_part(it.gold_unit) == "kb"]
+    else:  # SQuAD-TR's own unanswerable questions: the paragraph is there, the answer is not
+        files = data.kb
+        items = [it for it in data.items if it.answerable or name == "squad-tr"]
+    if name == "squad-tr":
+        s, _ = language_settings(s, "tr")
     index = Index.open(s)
     if index.count() == 0:
         console.print(f"indexing {name} into {s.data_dir}…")
@@ -64,8 +78,11 @@ def _open(name: str, data_dir: Path) -> tuple[Any, Any, list[Any]]:
     return s, index, items
 
 
-def mine(name: str, part: str, n: int, data_dir: Path) -> list[dict[str, Any]]:
-    """Feature rows for `n` questions of `part`: answerable and near miss."""
+def mine(
+    name: str, part: str, n: int, data_dir: Path, reuse_eval: bool = False
+) -> list[dict[str, Any]]:
+    """Feature rows for `n` answerable questions of `part`, each also as a near miss, and (for
+    SQuAD-TR) `n` of the dataset's unanswerable questions ("impossible": all chunks negative)."""
     from crag.datasets import evaluator_part
     from crag.datasets.answers import contains_answer
     from crag.index.analyzer import Analyzer
@@ -74,18 +91,21 @@ def mine(name: str, part: str, n: int, data_dir: Path) -> list[dict[str, Any]]:
     from crag.models.embedder import make_embedder
     from crag.models.reranker import rerank
 
-    s, index, items = _open(name, data_dir)
+    s, index, items = _open(name, data_dir, reuse_eval)
     items = [it for it in items if evaluator_part(it.split_key or "") == part]
     random.Random(0).shuffle(items)
+    answerable = [it for it in items if it.answerable][:n]
+    items = answerable + [it for it in items if not it.answerable][:n]
     retriever = HybridRetriever(index, s.retrieval)
     ce = CrossEncoderEvaluator("crag-evaluator")
-    analyzer = Analyzer("english")
-    embedders = {make_embedder(e).name: make_embedder(e) for e in EMBEDDERS}
+    analyzer = Analyzer(s.keyword.language)
+    lang = "tr" if name == "squad-tr" else "en"
+    embedders = {make_embedder(e).name: make_embedder(e) for e in EMBEDDERS[name]}
     rows: list[dict[str, Any]] = []
-    with console.status(f"{name} {part}: mining {min(n, len(items))} questions…"):
-        for it in items[:n]:
+    with console.status(f"{name} {part}: mining {len(items)} questions…"):
+        for it in items:
             hits = retriever.search(it.question, k=20)
-            for near in (False, True):
+            for near in (False, True) if it.answerable else (False,):
                 pool = [h for h in hits if not (near and h.chunk.doc_id == it.gold_unit)]
                 top = rerank(ce, it.question, pool, s.rerank.top_k, s.rerank.weight)
                 texts = [h.chunk.text for h in top]
@@ -93,12 +113,14 @@ def mine(name: str, part: str, n: int, data_dir: Path) -> list[dict[str, Any]]:
                 row: dict[str, Any] = {
                     "dataset": name,
                     "near": near,
+                    "kind": "near" if near else "answerable" if it.answerable else "impossible",
                     "ce": ce.score(it.question, texts),
                     "lex": [
                         len(asked & set(analyzer.terms(t))) / max(1, len(asked)) for t in texts
                     ],
                     "gold": [
-                        h.chunk.doc_id == it.gold_unit and contains_answer(h.chunk.text, it.answers)
+                        h.chunk.doc_id == it.gold_unit
+                        and contains_answer(h.chunk.text, it.answers, lang)
                         for h in top
                     ],
                 }
@@ -181,65 +203,102 @@ def verdict_figures(q: list[tuple[float, bool, list[float]]], upper: float, lowe
     }
 
 
+def _figures(test: list[dict[str, Any]], w: dict[str, float], embedding: str | None,
+             upper: float, lower: float) -> dict[str, Any]:  # fmt: skip
+    q = question_scores(test, w, embedding)
+    pairs = [(p, int(g)) for r, (_, _, ps) in zip(test, q, strict=True) if not r["near"]
+             for p, g in zip(ps, r["gold"], strict=True)]  # fmt: skip
+    asked = [r.get("kind", "near" if r["near"] else "answerable") == "answerable" for r in test]
+    ans = [p for a, (p, _, _) in zip(asked, q, strict=True) if a]
+    neg = [p for a, (p, _, _) in zip(asked, q, strict=True) if not a]
+    return {
+        "pair_auc": roc_auc([p for p, _ in pairs], [g for _, g in pairs]),
+        "question_auc": roc_auc(ans + neg, [1] * len(ans) + [0] * len(neg)),
+        "mixed": verdict_figures(q, upper, lower),
+        "answerable_only": verdict_figures(
+            [x for a, x in zip(asked, q, strict=True) if a], upper, lower
+        ),
+    }
+
+
+def _mined(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
+    """Feature rows per part, mined once and kept in `--rows` (refits read them back)."""
+    if args.rows and args.rows.is_file():
+        return json.loads(args.rows.read_text())  # type: ignore[no-any-return]
+    rows = {
+        part: [r for d in args.datasets
+               for r in mine(d, part, args.questions, args.data_dir, args.reuse_eval)]
+        for part in ("calibrate", "test")
+    }  # fmt: skip
+    if args.rows:
+        args.rows.write_text(json.dumps(rows))
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--questions", type=int, default=150, help="per dataset and part")
+    ap.add_argument("--datasets", default="squad-en,nq", help=f"of {', '.join(FILES)}")
     ap.add_argument("--data-dir", type=Path, default=Path(".crag/bench"))
+    ap.add_argument("--reuse-eval", action="store_true", help="the collections crag eval built")
+    ap.add_argument("--rows", type=Path, help="keep the mined rows here; read them if present")
     ap.add_argument("--write", action="store_true", help="store combination.json in the package")
+    ap.add_argument(
+        "--merge", action="store_true", help="write only the embedders mined into combination.json"
+    )
     args = ap.parse_args()
-    rows = {
-        part: [r for d in ("squad-en", "nq") for r in mine(d, part, args.questions, args.data_dir)]
-        for part in ("calibrate", "test")
-    }
+    args.datasets = args.datasets.split(",")
+    rows = _mined(args)
     stored: dict[str, Any] = {"by_embedding": {}, "fitted_on": {}, "test": {}}
     table = []
-    names = [k for k in rows["calibrate"][0] if k not in ("dataset", "near", "ce", "lex", "gold")]
-    for embedding in (*names, None):
+    skip = ("dataset", "near", "kind", "ce", "lex", "gold")
+    names = [k for k in rows["calibrate"][0] if k not in skip]
+    for embedding in (*names, *(() if args.merge else (None,))):
         w = fit(rows["calibrate"], embedding)
         upper, lower = choose_thresholds(question_scores(rows["calibrate"], w, embedding))
         entry = {**w, "upper": upper, "lower": lower}
         figures: dict[str, Any] = {}
-        for d in ("squad-en", "nq"):
+        for d in args.datasets:
             test = [r for r in rows["test"] if r["dataset"] == d]
-            q = question_scores(test, w, embedding)
-            pairs = [(p, int(g)) for r, (_, _, ps) in zip(test, q, strict=True) if not r["near"]
-                     for p, g in zip(ps, r["gold"], strict=True)]  # fmt: skip
-            near = [p for r, (p, _, _) in zip(test, q, strict=True) if r["near"]]
-            ans = [p for r, (p, _, _) in zip(test, q, strict=True) if not r["near"]]
-            figures[d] = {
-                "pair_auc": roc_auc([p for p, _ in pairs], [g for _, g in pairs]),
-                "question_auc": roc_auc(ans + near, [1] * len(ans) + [0] * len(near)),
-                "mixed": verdict_figures(q, upper, lower),
-                "answerable_only": verdict_figures(
-                    [x for r, x in zip(test, q, strict=True) if not r["near"]], upper, lower
-                ),
-            }
-            table.append([embedding or "(no cosine)", d, f"{figures[d]['pair_auc']:.3f}",
-                          f"{figures[d]['question_auc']:.3f}", f"{upper:.3f} / {lower:.3f}",
-                          f"{figures[d]['mixed']['decisive']:.0%}",
-                          f"{figures[d]['mixed']['verdict_accuracy']:.0%}",
-                          f"{figures[d]['answerable_only']['decisive']:.0%}",
-                          f"{figures[d]['answerable_only']['verdict_accuracy']:.0%}"])  # fmt: skip
+            figures[d] = f = _figures(test, w, embedding, upper, lower)
+            table.append([embedding or "(no cosine)", d, f"{f['pair_auc']:.3f}",
+                          f"{f['question_auc']:.3f}", f"{upper:.3f} / {lower:.3f}",
+                          f"{f['mixed']['decisive']:.0%}", f"{f['mixed']['verdict_accuracy']:.0%}",
+                          f"{f['answerable_only']['decisive']:.0%}",
+                          f"{f['answerable_only']['verdict_accuracy']:.0%}"])  # fmt: skip
         if embedding:
             stored["by_embedding"][embedding] = entry
         else:
             stored["no_embedding"] = entry
         stored["test"][embedding or "none"] = figures
+    fitted = f"{args.questions} 'calibrate' questions each of {', '.join(args.datasets)}"
     stored["fitted_on"] = {
-        "questions": f"{args.questions} 'calibrate' questions each of SQuAD-en and the NQ kb part",
+        "questions": fitted,
         "rule": f"lower: at most {MISS_ANSWERABLE:.0%} of answerable questions below; upper: "
         f"{UPPER_PRECISION:.0%} of questions above hold a gold chunk",
     }
     print_table(
-        "evidence evaluator on held-out 'test' questions (mixed: half near misses)",
+        "evidence evaluator on held-out 'test' questions (mixed: with near misses / unanswerable)",
         ["embedder", "dataset", "pair AUC", "question AUC", "upper / lower", "decisive (mixed)",
          "right (mixed)", "decisive (answerable)", "right (answerable)"],
         table,
     )  # fmt: skip
     write_results("combination", stored)
-    if args.write:
-        (PACKAGED / "combination.json").write_text(json.dumps(stored, indent=2) + "\n")
-        console.print(f"wrote {PACKAGED / 'combination.json'}")
+    if args.write or args.merge:
+        _store(stored, args.merge, fitted)
+
+
+def _store(stored: dict[str, Any], merge: bool, fitted: str) -> None:
+    """Write combination.json; `merge`: replace only the entries fitted now."""
+    path = PACKAGED / "combination.json"
+    if merge:
+        old = json.loads(path.read_text())
+        for name, entry in stored["by_embedding"].items():
+            old["by_embedding"][name] = {**entry, "fitted_on": fitted}
+            old["test"][name] = stored["test"][name]
+        stored = old
+    path.write_text(json.dumps(stored, indent=2) + "\n")
+    console.print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -73,3 +73,11 @@ def test_the_packaged_weights_load_for_the_default_embedder() -> None:
     assert c.ce > 0 and c.cosine > 0 and c.lexical > 0  # each feature raises the probability
     upper, lower = evidence_thresholds("minilm")
     assert 0 <= lower < upper <= 1
+
+
+def test_the_packaged_weights_for_the_multilingual_embedder_have_their_own_cosine() -> None:
+    c = packaged_combination("use-multilingual")
+    assert c.embedding == "use-multilingual"  # fitted on SQuAD-TR, not the fallback
+    assert c.cosine > 0 and c.lexical > 0
+    upper, lower = evidence_thresholds("use-multilingual")
+    assert 0 <= lower < upper <= 1
