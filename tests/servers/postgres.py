@@ -47,28 +47,33 @@ def _run_as() -> str | None:
 
 
 @contextmanager
-def postgres_server(options: str = "") -> Iterator[str]:
+def postgres_server(options: str = "", data_dir: Path | None = None) -> Iterator[str]:
     """Initialise a cluster in a fresh temporary folder, start it on a free loopback port,
     create the `vector` extension; yield its URL; stop it and delete the folder after.
-    `options`: more server settings (`-c name=value ...`), e.g. a benchmark's memory."""
+    `options`: more server settings (`-c name=value ...`), e.g. a benchmark's memory.
+    `data_dir`: keep the cluster there instead (a benchmark's stores kept between runs):
+    initialised on first use, started again on later ones, stopped cleanly, never deleted."""
     binaries = _bin()
     user = _run_as()
-    root = Path(tempfile.mkdtemp(prefix="crag-pg-"))
-    data = root / "data"
-    data.mkdir()
-    if user is not None:
+    keep = data_dir is not None
+    data = data_dir if data_dir is not None else Path(tempfile.mkdtemp(prefix="crag-pg-")) / "data"
+    root = data.parent
+    fresh = not (data / "PG_VERSION").exists()
+    data.mkdir(parents=True, exist_ok=True)
+    if user is not None and fresh:
         root.chmod(0o755)
         entry = pwd.getpwnam(user)
         os.chown(data, entry.pw_uid, entry.pw_gid)
     port = free_port()
     try:
-        subprocess.run(
-            [binaries / "initdb", "-A", "trust", "-U", "postgres", "-E", "utf8", "-D", str(data)],
-            check=True,
-            capture_output=True,
-            user=user,
-            timeout=120,
-        )
+        if fresh:
+            subprocess.run(
+                [binaries / "initdb", "-A", "trust", "-U", "postgres", "-E", "utf8", "-D", data],
+                check=True,
+                capture_output=True,
+                user=user,
+                timeout=120,
+            )
         server_options = (
             f"-h 127.0.0.1 -p {port} -k '' -c fsync=off -c synchronous_commit=off "
             f"-c full_page_writes=off -c max_connections=100 {options}"
@@ -95,7 +100,8 @@ def postgres_server(options: str = "") -> Iterator[str]:
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
         log = data / "log"
         tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
-        shutil.rmtree(root, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(root, ignore_errors=True)
         pytest.fail(f"PostgreSQL did not start: {exc}\n{tail}")
     url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
     try:
@@ -114,9 +120,10 @@ def postgres_server(options: str = "") -> Iterator[str]:
         yield url
     finally:
         subprocess.run(
-            [binaries / "pg_ctl", "-D", str(data), "-m", "immediate", "-w", "stop"],
+            [binaries / "pg_ctl", "-D", data, "-m", "fast" if keep else "immediate", "-w", "stop"],
             capture_output=True,
             user=user,
-            timeout=60,
+            timeout=120,
         )
-        shutil.rmtree(root, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(root, ignore_errors=True)
