@@ -29,6 +29,7 @@ from crag.datasets import EvalItem
 from crag.datasets.splits import nq_part
 from crag.datasets.text import write_if_changed
 from crag.errors import CragError
+from crag.grading.thresholds import thresholds_for
 
 __all__ = [
     "default_collection",
@@ -78,14 +79,22 @@ def default_collection(dataset_name: str, split: bool) -> str:
 
 def near_miss_settings(settings: Settings, digest: str) -> Settings:
     """Settings for the near-miss collection `<collection>-nearmiss-<digest>`: a separate
-    index (the withheld set is in its name), with the thresholds calibrated for the full one."""
+    index (the withheld set is in its name), judged with the full collection's thresholds —
+    those configured for it, or those `crag calibrate` stored for it — so that a near-miss run
+    measures the thresholds the user's questions meet."""
     suffix = f"-nearmiss-{digest}"
     base = settings.collection
     name = base[: 61 - len(suffix)].rstrip("-.") + suffix
     settings = settings.model_copy(deep=True)
     per = settings.evaluate.per_collection
-    if base in per and name not in per:
-        per[name] = per[base]
+    if name not in per:
+        per[name] = thresholds_for(
+            settings.evaluate,
+            base,
+            settings.llm.grader.model,
+            settings.data_dir,
+            embedding=settings.embedding.model,
+        )
     settings.collection = name
     return settings
 

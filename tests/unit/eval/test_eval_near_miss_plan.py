@@ -68,3 +68,21 @@ def test_long_collection_names_stay_valid(tmp_path: Path) -> None:
     plan = plan_eval(EvalConfig(path, near_miss=0.3), Settings(data_dir=tmp_path / "data"))
     name = plan.settings.collection
     assert len(name) <= 61 and name.endswith(f"-nearmiss-{plan.near_miss.digest}")
+
+
+def test_near_miss_is_judged_with_the_thresholds_calibrated_for_the_full_collection(
+    tmp_path: Path, dataset: Path
+) -> None:
+    from crag.grading.stored import evaluator_name, write_calibration
+    from crag.grading.thresholds import thresholds_for
+
+    settings = Settings(data_dir=tmp_path / "data")
+    default = plan_eval(EvalConfig(dataset, limit=10, near_miss=0.5), settings)
+    s = default.settings
+    base = thresholds_for(s.evaluate, "eval-tiny", s.llm.grader.model, s.data_dir)
+    assert _fingerprint(default)["thresholds"] == {"upper": base.upper, "lower": base.lower}
+    # what `crag calibrate -c eval-tiny` stores; the near-miss copy must use it too
+    evaluator = evaluator_name(s.evaluate, s.llm.grader.model)
+    write_calibration(s.data_dir, "eval-tiny", {"evaluator": evaluator, "upper": 0.4, "lower": 0.3})
+    plan = plan_eval(EvalConfig(dataset, limit=10, near_miss=0.5), settings)
+    assert _fingerprint(plan)["thresholds"] == {"upper": 0.4, "lower": 0.3}
