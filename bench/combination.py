@@ -2,6 +2,8 @@
 
     python -m bench.combination                 # fit on "calibrate" questions, report "test"
     python -m bench.combination --write         # ... and store combination.json in the package
+    python -m bench.combination --datasets squad-tr --reuse-eval --data-dir DIR --merge
+                                                # USE-multilingual on SQuAD-TR, the rest kept
 
 For SQuAD-en and the NQ kb part, each question of a part (crag.datasets.evaluator_part) is run
 through crag's own retrieval: hybrid top 20, reranked by the trained cross-encoder blended
@@ -18,6 +20,12 @@ never on the questions reported: `lower` lets at most 8 % of the answerable ques
 chunk among the five) fall below it; `upper` is the lowest cut at which 90 % of the questions
 above it hold a gold chunk (half of the questions being near misses). Then the "test"
 questions are scored with those weights and thresholds and the figures printed.
+
+SQuAD-TR (`--datasets squad-tr`) adds the file's own unanswerable questions ("impossible": the
+paragraph is indexed, the answer is not in it), as many as the answerable ones, and is mined
+with the embedder and stemmer a Turkish collection gets (USE-multilingual, Turkish). `--merge`
+writes only the embedders fitted now into the packaged file; `--rows` keeps the mined rows, so
+a refit does not mine again; `--reuse-eval` reads the collection `crag eval` built.
 """
 
 from __future__ import annotations
