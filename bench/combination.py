@@ -120,7 +120,6 @@ def mine(
                 asked = set(analyzer.terms(it.question))
                 row: dict[str, Any] = {
                     "dataset": name,
-                    "near": near,
                     "kind": "near" if near else "answerable" if it.answerable else "impossible",
                     "ce": ce.score(it.question, texts),
                     "lex": [
@@ -214,9 +213,9 @@ def verdict_figures(q: list[tuple[float, bool, list[float]]], upper: float, lowe
 def _figures(test: list[dict[str, Any]], w: dict[str, float], embedding: str | None,
              upper: float, lower: float) -> dict[str, Any]:  # fmt: skip
     q = question_scores(test, w, embedding)
-    pairs = [(p, int(g)) for r, (_, _, ps) in zip(test, q, strict=True) if not r["near"]
+    pairs = [(p, int(g)) for r, (_, _, ps) in zip(test, q, strict=True) if r["kind"] != "near"
              for p, g in zip(ps, r["gold"], strict=True)]  # fmt: skip
-    asked = [r.get("kind", "near" if r["near"] else "answerable") == "answerable" for r in test]
+    asked = [r["kind"] == "answerable" for r in test]
     ans = [p for a, (p, _, _) in zip(asked, q, strict=True) if a]
     neg = [p for a, (p, _, _) in zip(asked, q, strict=True) if not a]
     return {
@@ -259,7 +258,7 @@ def main() -> None:
     rows = _mined(args)
     stored: dict[str, Any] = {"by_embedding": {}, "fitted_on": {}, "test": {}}
     table = []
-    skip = ("dataset", "near", "kind", "ce", "lex", "gold")
+    skip = ("dataset", "kind", "ce", "lex", "gold")
     names = [k for k in rows["calibrate"][0] if k not in skip]
     for embedding in (*names, *(() if args.merge else (None,))):
         w = fit(rows["calibrate"], embedding)
