@@ -234,7 +234,6 @@ class PgIndex:
         new_ids = {c.id for c in chunks}
         inserts, updates = [], []
         for c in chunks:
-            meta = json.dumps(c.metadata, ensure_ascii=False)
             terms = self.catalog.index_text(c)
             if c.id in old_ids:
                 updates.append(
@@ -245,7 +244,7 @@ class PgIndex:
                         c.end,
                         c.title,
                         c.url,
-                        meta,
+                        json.dumps(c.metadata, ensure_ascii=False),
                         cfg,
                         terms,
                         len(terms.split()),
