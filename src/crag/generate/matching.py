@@ -21,11 +21,14 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from crag.index.numerals import as_digits
+
 __all__ = [
     "contact_details",
     "find_in_sources",
     "fold",
     "locate",
+    "number_wording",
     "short_answer",
     "unsourced_contacts",
 ]
@@ -43,44 +46,13 @@ _ABBREVIATION = re.compile(r"(?:\b(?:Dr|Mr|Mrs|Ms|Prof|St|Sr|Jr|No|vs|etc|Inc|Lt
 _SUFFIX = 4
 
 
-# Small numbers are written both ways ("4" in the answer, "four" in the source).
-_NUMBERS = {
-    w: str(i)
-    for i, w in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-            "twenty",
-        ]
-    )
-}
-
-
 def fold(text: str) -> list[str]:
     """Words of `text` for matching: casefolded (İ/I/ı/i all as i), accents dropped, small
     English number words as digits."""
     text = text.replace("İ", "i").replace("I", "i").replace("ı", "i")
     text = unicodedata.normalize("NFKD", text.casefold())
     text = "".join(ch for ch in text if not unicodedata.combining(ch))
-    return [_NUMBERS.get(w, w) for w in _WORD.findall(text)]
+    return [as_digits(w) for w in _WORD.findall(text)]
 
 
 def short_answer(answer: str) -> str:
@@ -111,6 +83,42 @@ def _contains(haystack: list[str], needle: list[str]) -> bool:
         if word == last or (word.startswith(last) and len(word) - len(last) <= _SUFFIX):
             return True
     return False
+
+
+def _word_spans(text: str) -> list[tuple[str, int, int]]:
+    """Each word of `text` folded as `fold` folds it, with where it stands in `text`."""
+    out: list[tuple[str, int, int]] = []
+    for m in _WORD.finditer(text):
+        folded = fold(m.group())
+        if len(folded) == 1:
+            out.append((folded[0], m.start(), m.end()))
+    return out
+
+
+def number_wording(short: str, source: str) -> str | None:
+    """The source's own wording of a short answer that spells a number the other way.
+
+    "4" read from a passage that says "four academic divisions" is shown as "four": the
+    answer then quotes its source, and a reader checking it finds the words it cites. None
+    when the source holds the answer as written, or not at all.
+    """
+    want = fold(short)
+    if not want or short.casefold() in source.casefold():
+        return None
+    have = _word_spans(source)
+    raw = [w.casefold() for w in _WORD.findall(short)]
+    n = len(want)
+    for i in range(len(have) - n + 1):
+        window = have[i : i + n]
+        if [w for w, _, _ in window] != want:
+            continue
+        wording = source[window[0][1] : window[-1][2]]
+        spelled = [w.casefold() for w in _WORD.findall(wording)]
+        if spelled != raw and any(
+            a != b and as_digits(a) == as_digits(b) for a, b in zip(spelled, raw, strict=False)
+        ):
+            return wording
+    return None
 
 
 def find_in_sources(text: str, sources: dict[int, str]) -> list[int]:

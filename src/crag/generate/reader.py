@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from crag.generate.alignment import alignment
 from crag.generate.answer_check import cite
 from crag.generate.citations import Source, answer_sentences
-from crag.generate.matching import short_answer
+from crag.generate.matching import number_wording, short_answer
 from crag.types import Strip
 
 __all__ = ["Candidate", "best_sources", "candidate", "rank"]
@@ -45,9 +45,14 @@ class Candidate:
     reading: str  # "all" (every source at once) or "alone [n]"
 
 
-def _recite_first(sentences: list[str], n: int) -> str:
-    """The reply with its first sentence (the short answer) citing source `n` alone."""
-    return " ".join([cite(sentences[0], n), *sentences[1:]])
+def _recite_first(sentences: list[str], n: int, short: str, source: str) -> tuple[str, str]:
+    """The reply with its first sentence (the short answer) citing source `n` alone, and the
+    short answer in the source's own wording where it spells a number the other way."""
+    first = sentences[0]
+    wording = number_wording(short, source)
+    if wording is not None and short in first:
+        first, short = first.replace(short, wording, 1), wording
+    return " ".join([cite(first, n), *sentences[1:]]), short
 
 
 def candidate(reply: str, question: str, sources: list[Source], reading: str) -> Candidate | None:
@@ -62,7 +67,9 @@ def candidate(reply: str, question: str, sources: list[Source], reading: str) ->
     best, n = max(scored, key=lambda x: (x[0], -x[1]))
     if best <= 0.0:  # tied nowhere (a paraphrase, or found in no source): the model's citation
         return Candidate(" ".join(sentences), short, 0, 0.0, reading)
-    return Candidate(_recite_first(sentences, n), short, n, best, reading)
+    text = next(s.text for s in sources if s.n == n)
+    reply, short = _recite_first(sentences, n, short, text)
+    return Candidate(reply, short, n, best, reading)
 
 
 def rank(candidates: list[Candidate], floor: float) -> list[Candidate]:

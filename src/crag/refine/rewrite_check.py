@@ -36,6 +36,7 @@ import unicodedata
 from functools import lru_cache
 
 from crag.index.analyzer import Analyzer
+from crag.index.numerals import as_digits
 
 __all__ = [
     "STOPWORDS",
@@ -95,9 +96,9 @@ def _fold(word: str) -> str:
 @lru_cache(maxsize=8192)
 def forms(word: str) -> frozenset[str]:
     """The word lower-cased and folded, and its English and Turkish stems (of the part before
-    an apostrophe: "Kore'nin" → "kore")."""
+    an apostrophe: "Kore'nin" → "kore"); a small number word also in digits ("four" → "4")."""
     stem = re.split(r"['’]", word, maxsplit=1)[0]
-    out = {_fold(word), _fold(stem)}
+    out = {_fold(word), _fold(stem), as_digits(_fold(stem))}
     if _fold(stem) in _IRREGULAR:
         out.add(_IRREGULAR[_fold(stem)])
     for language in ("english", "turkish"):

@@ -10,6 +10,7 @@ from crag.generate.matching import (
     find_in_sources,
     fold,
     locate,
+    number_wording,
     short_answer,
     unsourced_contacts,
 )
@@ -65,3 +66,13 @@ def test_contact_details_must_occur_in_the_cited_source() -> None:
     # the same number written differently in the source is the same number
     assert unsourced_contacts("call 555-123-4567 [1]", ["Phone: 555 123 4567."]) == []
     assert unsourced_contacts("It opened in 1937 [1].", ["It opened in 1937."]) == []
+
+
+def test_a_number_answer_takes_the_sources_spelling_only_where_it_differs() -> None:
+    text = "The university has four academic divisions; 1997 saw two more."
+    assert number_wording("4", text) == "four"
+    assert number_wording("4 academic divisions", text) == "four academic divisions"
+    assert number_wording("2", text) == "two"
+    assert number_wording("Four", text) is None  # as written, case aside
+    assert number_wording("1997", text) is None
+    assert number_wording("5", text) is None  # not in the source at all

@@ -122,3 +122,20 @@ def test_a_reading_alone_below_the_alignment_floor_is_not_an_answer() -> None:
     kept = ByPromptLLM("NOT_FOUND", {"Patriots": "NOT_FOUND", "Levi's": "Levi's Stadium [1]."})
     gen = Generator(kept, read_alone=2, align_floor=0.0)
     assert not gen.generate(question, strips(BRONCOS, other), reread=True).refused
+
+
+CHICAGO = (
+    "The University of Chicago has four academic research divisions and seven professional "
+    "schools. It enrolled 5,000 students in 1900."
+)
+
+
+def test_a_number_spelled_the_other_way_is_tied_and_shown_as_the_source_writes_it() -> None:
+    sources = number_sources(strips(CHICAGO))
+    q = "How many academic research divisions does the University of Chicago have?"
+    c = candidate("4 [1]. It also has schools [1].", q, sources, "alone [1]")
+    assert c is not None and c.alignment > 0.5 and c.source == 1
+    assert c.short == "four" and c.reply.startswith("four [1].")
+    # an answer written as the source writes it is left as it is
+    same = candidate("Four [1].", q, sources, "all")
+    assert same is not None and same.short == "Four" and same.alignment > 0.5
