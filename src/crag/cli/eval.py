@@ -139,6 +139,13 @@ def eval_command(
             "(its 'test' part: crag.datasets.splits.evaluator_part)."
         ),
     ] = False,
+    tuning_part: Annotated[
+        bool,
+        typer.Option(
+            help="Only questions of the evaluator's 'calibrate' part: tune pipeline choices "
+            "here, then report them on --evaluator-held-out, which they never saw."
+        ),
+    ] = False,
     near_miss: Annotated[
         float | None,
         typer.Option(
@@ -186,6 +193,7 @@ def eval_command(
         language=language,
         unanswerable_share=unanswerable_share,
         evaluator_held_out=evaluator_held_out,
+        tuning_part=tuning_part,
         order=order,
         near_miss=near_miss,
     )

@@ -61,6 +61,7 @@ class EvalConfig:
     language: str = "auto"
     unanswerable_share: float | None = None
     evaluator_held_out: bool = False  # only the trained evaluator's held-out "test" part
+    tuning_part: bool = False  # only its "calibrate" part: where pipeline choices are tuned
     order: str = "question"  # or "mode": every question through one mode, then the next
     near_miss: float | None = None  # share of answerable questions whose gold unit is withheld
 
@@ -103,8 +104,11 @@ def plan_eval(config: EvalConfig, settings: Settings) -> EvalPlan:
             "--collection NAME (an existing index)"
         )
     pool = tag_parts(data.items) if config.split else data.items
-    if config.evaluator_held_out:
-        pool = [it for it in pool if it.split_key and evaluator_part(it.split_key) == "test"]
+    if config.evaluator_held_out and config.tuning_part:
+        raise CragError("--evaluator-held-out and --tuning-part select disjoint questions")
+    if config.evaluator_held_out or config.tuning_part:
+        want = "test" if config.evaluator_held_out else "calibrate"
+        pool = [it for it in pool if it.split_key and evaluator_part(it.split_key) == want]
     items = select_items(
         pool,
         limit=config.limit,
@@ -114,7 +118,8 @@ def plan_eval(config: EvalConfig, settings: Settings) -> EvalPlan:
     )
     if not items:
         raise CragError(
-            f"{config.dataset}: no question left to evaluate after --parts/--evaluator-held-out"
+            f"{config.dataset}: no question left to evaluate after --parts, "
+            "--evaluator-held-out or --tuning-part"
         )
     near_miss = None
     if config.near_miss is not None:
@@ -264,7 +269,8 @@ def run_eval(
                 "limit": c.limit, "split": c.split,
                 "parts": sorted(c.parts) if c.parts else None,
                 "unanswerable_share": c.unanswerable_share,
-                "evaluator_held_out": c.evaluator_held_out, "language": plan.language,
+                "evaluator_held_out": c.evaluator_held_out, "tuning_part": c.tuning_part,
+                "language": plan.language,
                 "order": c.order, "near_miss": c.near_miss,
                 "near_miss_questions": plan.near_miss.count if plan.near_miss else None,
                 **_setup(s), "web_configured": web, "machine": machine, "started": started,

@@ -253,6 +253,10 @@ def test_plan_settles_collection_language_and_held_out_questions(tmp_path: Path,
     assert plan.settings.collection == "eval-nq-questions-dev-kb" and plan.language == "en"
     assert plan.items and all(evaluator_part(it.gold_unit) == "test" for it in plan.items)
     assert plan.modes == ["rag", "crag"] and plan.out_dir == tmp_path / "o"
+    tuning = plan_eval(EvalConfig(questions, split=True, tuning_part=True), settings)
+    assert tuning.items and all(evaluator_part(it.gold_unit) == "calibrate" for it in tuning.items)
+    with pytest.raises(CragError, match="disjoint"):
+        plan_eval(EvalConfig(questions, evaluator_held_out=True, tuning_part=True), settings)
     own = plan_eval(EvalConfig(questions, collection="mine", language="tr"), settings)
     assert own.settings.collection == "mine"
     assert own.settings.embedding.model == settings.embedding.model  # an existing index: as is
