@@ -451,6 +451,22 @@ class GenerateSettings(BaseModel):
             "question (share of the question's words near the answer) to be used."
         ),
     )
+    prefer_best: float = Field(
+        0.05,
+        ge=0,
+        le=1,
+        description=(
+            "crag modes: the reading of the best-scored source alone also wins when it ties "
+            "its answer within this much of an answer taken from another source."
+        ),
+    )
+    last_look: bool = Field(
+        True,
+        description=(
+            "crag modes: when every reading declines, one last look at the best source alone "
+            "(its answer must still pass the alignment floor and the answer check)."
+        ),
+    )
     temperature: float = Field(0.0, ge=0, le=2)
     min_support: float = Field(
         0.5,

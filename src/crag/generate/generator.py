@@ -77,6 +77,12 @@ class Generator:
     # (crag.generate.reader); a reading alone counts only from `align_floor` up.
     read_alone: int = 1
     align_floor: float = 0.15
+    # A reading of the best source alone also wins a near tie (within this much alignment)
+    # against an answer the reading of all sources took from another source.
+    prefer_best: float = 0.05
+    # When every reading declined: one last look at the best source, told it is the passage
+    # most likely to hold the answer (kept only through the floor and the answer check).
+    last_look: bool = True
 
     def generate(
         self,
@@ -149,17 +155,25 @@ class Generator:
     ) -> Generated:
         """The reading of all sources and of the best ones alone: the best-tied candidate that
         passes the answer check is the answer (crag.generate.reader)."""
-        readings = [(raw, "all")] if not self._declined(raw, sources) else []
+        readings = [(raw, "all", 0)] if not self._declined(raw, sources) else []
         for src in best_sources(strips, sources, self.read_alone if len(sources) > 1 else 0):
             alone = [Source(1, src.chunk, src.text)]
             request = self._request(question, alone, language, extra, "generate-alone")
             reply = self.llm.chat(request).text.strip()
             if not self._declined(reply, alone):
-                readings.append((MARK.sub(f"[{src.n}]", reply), f"alone [{src.n}]"))
-        found = [c for r, how in readings if (c := candidate(r, question, sources, how))]
+                readings.append((MARK.sub(f"[{src.n}]", reply), f"alone [{src.n}]", src.n))
+        if not readings and self.last_look:
+            best = best_sources(strips, sources, 1)[0]
+            alone = [Source(1, best.chunk, best.text)]
+            request = self._request(question, alone, language, SECOND_LOOK, "generate-last-look")
+            reply = self.llm.chat(request).text.strip()
+            notes.append(f"every reading declined; a last look at source [{best.n}] alone")
+            if not self._declined(reply, alone):
+                readings.append((MARK.sub(f"[{best.n}]", reply), f"last look [{best.n}]", best.n))
+        found = [c for r, how, n in readings if (c := candidate(r, question, sources, how, read=n))]
         if not found:
             return self._refuse(language, sources, _NOT_IN_SOURCES, notes)
-        ranked = rank(found, self.align_floor)
+        ranked = rank(found, self.align_floor, self.prefer_best)
         notes.append("candidates: " + "; ".join(
             f"{c.short!r} ({c.reading}, tied {c.alignment:.2f} in [{c.source}])" for c in found
         ))  # fmt: skip
@@ -174,7 +188,7 @@ class Generator:
                 reason = reason or checked.reason
                 continue
             if cand.reading != "all":
-                notes.append(f"answered from the reading of source [{cand.source}] alone")
+                notes.append(f"answered from the reading of source [{cand.read}] alone")
             if finish_reason == "length" and cand.reading == "all":
                 notes.append(f"answer cut at max_tokens={self.max_tokens}")
             return Generated(

@@ -43,6 +43,7 @@ class Candidate:
     source: int  # the source number whose text ties the answer closest to the question
     alignment: float
     reading: str  # "all" (every source at once) or "alone [n]"
+    read: int = 0  # the source read alone (0: all of them)
 
 
 def _recite_first(sentences: list[str], n: int, short: str, source: str) -> tuple[str, str]:
@@ -55,7 +56,9 @@ def _recite_first(sentences: list[str], n: int, short: str, source: str) -> tupl
     return " ".join([cite(first, n), *sentences[1:]]), short
 
 
-def candidate(reply: str, question: str, sources: list[Source], reading: str) -> Candidate | None:
+def candidate(
+    reply: str, question: str, sources: list[Source], reading: str, read: int = 0
+) -> Candidate | None:
     """The candidate a reply makes, or None when its first sentence carries no short answer."""
     sentences = answer_sentences(reply)
     if not sentences:
@@ -66,19 +69,23 @@ def candidate(reply: str, question: str, sources: list[Source], reading: str) ->
     scored = [(alignment(question, short, s.text), s.n) for s in sources]
     best, n = max(scored, key=lambda x: (x[0], -x[1]))
     if best <= 0.0:  # tied nowhere (a paraphrase, or found in no source): the model's citation
-        return Candidate(" ".join(sentences), short, 0, 0.0, reading)
+        return Candidate(" ".join(sentences), short, 0, 0.0, reading, read)
     text = next(s.text for s in sources if s.n == n)
     reply, short = _recite_first(sentences, n, short, text)
-    return Candidate(reply, short, n, best, reading)
+    return Candidate(reply, short, n, best, reading, read)
 
 
-def rank(candidates: list[Candidate], floor: float) -> list[Candidate]:
+def rank(candidates: list[Candidate], floor: float, margin: float = 0.0) -> list[Candidate]:
     """The order in which candidates go through the answer check.
 
     The reading of all sources comes first unless a reading of one source alone ties its
     answer closer to the question; a reading alone counts only from `floor` up. The reading
     of all sources has no floor: its answer may be a paraphrase no passage holds word for
     word, which the answer check's support test judges instead.
+
+    `margin`: when the reading of all sources took its answer from another source than the
+    one read alone (the best-scored), the reading alone also wins when it ties its answer
+    within `margin` of it — the evaluator's best passage breaks a near tie.
     """
     main = next((c for c in candidates if c.reading == "all"), None)
     alone = sorted(
@@ -87,7 +94,12 @@ def rank(candidates: list[Candidate], floor: float) -> list[Candidate]:
     )
     if main is None:
         return alone
-    better = [c for c in alone if c.alignment > main.alignment]
+    better = [
+        c
+        for c in alone
+        if c.alignment > main.alignment
+        or (c.read and c.read != main.source and c.alignment >= main.alignment - margin)
+    ]
     return [*better, main, *(c for c in alone if c not in better)]
 
 
