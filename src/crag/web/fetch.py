@@ -153,9 +153,23 @@ class PageFetcher:
             current = location
         raise PageFetchError(url, f"more than {self.max_redirects} redirects")
 
+    def _send(self, current: str, asked: str, deadline: float) -> httpx.Response:
+        """The response headers of a GET, asked again once on a fresh connection when a pooled
+        one turns out closed before any of the response came (a server may close an idle
+        keep-alive connection at any time; RFC 9112 §9.3.1 lets a client retry an idempotent
+        request then)."""
+        request = self._client.build_request("GET", current)
+        try:
+            return self._client.send(request, stream=True)
+        except (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError) as exc:
+            if time.perf_counter() > deadline:
+                raise PageFetchError(asked, f"{type(exc).__name__}: {exc}") from exc
+            return self._client.send(request, stream=True)
+
     def _get(self, current: str, asked: str, deadline: float, started: float) -> FetchedPage | str:
         try:
-            with self._client.stream("GET", current) as response:
+            response = self._send(current, asked, deadline)
+            try:
                 if response.is_redirect:
                     target: str | None = response.headers.get("location")
                     if not target:
@@ -179,6 +193,8 @@ class PageFetcher:
                         raise PageFetchError(
                             asked, f"timed out after {self.timeout}s ({len(body)} bytes read)"
                         )
+            finally:
+                response.close()
         except httpx.TimeoutException as exc:
             raise PageFetchError(
                 asked, f"timed out: {self.timeout}s for the whole fetch ({type(exc).__name__})"

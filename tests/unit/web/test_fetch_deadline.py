@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 
+import httpx
 import pytest
 from tests.servers.stalling import StallingServer, full_backlog
 
@@ -59,5 +60,42 @@ def test_a_quick_page_still_loads_and_a_fetcher_serves_many_deadlines(server) ->
         with pytest.raises(PageFetchError):
             fetcher.fetch(server.url + "/trickle-headers")
         assert b"A quick page" in fetcher.fetch(server.url + "/ok").body
+    finally:
+        fetcher.close()
+
+
+class _ResetFirst(httpx.BaseTransport):
+    """A real transport whose first `resets` requests find their pooled connection closed by
+    the server (what a keep-alive connection looks like when the server closed it idle)."""
+
+    def __init__(self, resets: int) -> None:
+        self.resets = resets
+        self.calls = 0
+        self._real = httpx.HTTPTransport()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.calls += 1
+        if self.calls <= self.resets:
+            raise httpx.ReadError("[Errno 104] Connection reset by peer", request=request)
+        return self._real.handle_request(request)
+
+    def close(self) -> None:
+        self._real.close()
+
+
+def test_a_connection_closed_under_a_request_is_asked_again_once(server) -> None:
+    once = _ResetFirst(resets=1)
+    fetcher = PageFetcher(allow_private_addresses=True, timeout=DEADLINE, transport=once)
+    try:
+        assert b"A quick page" in fetcher.fetch(server.url + "/ok").body
+        assert once.calls == 2
+    finally:
+        fetcher.close()
+    twice = _ResetFirst(resets=2)
+    fetcher = PageFetcher(allow_private_addresses=True, timeout=DEADLINE, transport=twice)
+    try:
+        with pytest.raises(PageFetchError, match="ReadError"):
+            fetcher.fetch(server.url + "/ok")
+        assert twice.calls == 2  # one retry, not a loop
     finally:
         fetcher.close()
