@@ -75,6 +75,11 @@ def test_collections_are_created_listed_used_and_deleted(client) -> None:
     assert [c["name"] for c in client.get("/v1/collections").json()["collections"]] == ["main"]
     gone = client.get("/v1/documents?collection=notes")
     assert gone.status_code == 404 and "POST /v1/collections" in gone.json()["detail"]
+    # made again under the same name, it has none of the old collection's jobs
+    assert client.post("/v1/collections", json={"name": "notes"}).status_code == 201
+    old = client.get(f"/v1/documents/jobs/{chunk_id['id']}?collection=notes")
+    assert old.status_code == 404, old.text
+    assert client.delete("/v1/collections/notes").status_code == 200
 
 
 def test_bad_names_and_the_default_are_refused(client) -> None:

@@ -42,10 +42,11 @@ def _files(tag: str, n: int) -> list[tuple[str, tuple[str, bytes]]]:
     ]
 
 
-def _wait(c: httpx.Client, job_id: str, timeout: float = 240) -> dict:
+def _wait(c: httpx.Client, job_id: str, timeout: float = 240, collection: str = "") -> dict:
     deadline = time.monotonic() + timeout
+    where = f"?collection={collection}" if collection else ""
     while time.monotonic() < deadline:
-        job = c.get(f"/v1/documents/jobs/{job_id}").json()
+        job = c.get(f"/v1/documents/jobs/{job_id}{where}").json()
         if job["state"] in ("done", "failed"):
             return job
         time.sleep(0.1)
@@ -95,6 +96,13 @@ def test_two_replicas_share_index_and_jobs(replicas: list) -> None:
     assert (listed["shared"]["chunks"], listed["shared"]["sources"]) == (12, 12), listed
     ready = b.get("/readyz").json()
     assert ready["jobs"]["queued"] == 0 and ready["index"]["vector_store"] == "postgresql", ready
+    # a deleted collection takes its jobs with it: made again, it has none of the old ones
+    job = b.post("/v1/documents?collection=other", files=_files("other", 1)).json()
+    assert _wait(b, job["id"], collection="other")["state"] == "done"
+    assert a.delete("/v1/collections/other").status_code == 200
+    assert a.post("/v1/collections", json={"name": "other"}).status_code == 201
+    old = b.get(f"/v1/documents/jobs/{job['id']}?collection=other")
+    assert old.status_code == 404, old.text
 
 
 def test_a_job_whose_replica_died_is_finished_by_another(

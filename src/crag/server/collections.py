@@ -175,7 +175,8 @@ class Collections:
 
     # -- removing ---------------------------------------------------------------------
     def delete(self, name: str) -> None:
-        """Stop its jobs, close it, and remove its catalog, vectors and spooled uploads."""
+        """Stop its jobs, close it, and remove its catalog, vectors, job records and spooled
+        uploads."""
         from crag.server.errors import Conflict
 
         self.check_name(name)
@@ -187,6 +188,7 @@ class Collections:
             child = self._open.pop(name, None) or self._open_locked(name)
             self._open.pop(name, None)
         child.jobs.stop()
+        child.jobs.forget_all()
         try:
             child.index.vectors.drop()
         except Exception:  # already gone in Chroma: the catalog is still removed

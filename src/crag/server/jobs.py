@@ -29,6 +29,7 @@ import json
 import logging
 import os
 import queue
+import shutil
 import threading
 import time
 import uuid
@@ -270,6 +271,14 @@ class JobRunner:
             self._thread.join(timeout)
         else:
             self._drop_queued()
+
+    def forget_all(self) -> None:
+        """Remove every job record of this collection, which is being deleted (after `stop`):
+        a collection made again under its name starts with no jobs of the old one."""
+        with self._lock:
+            self._jobs.clear()
+        if self.jobs_dir is not None:
+            shutil.rmtree(self.jobs_dir, ignore_errors=True)
 
     # -- persistence ---------------------------------------------------------------------
     def _save(self, job: Job) -> None:

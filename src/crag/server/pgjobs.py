@@ -217,6 +217,12 @@ class PgJobRunner(JobRunner):
             ).fetchone()
         return None if row is None else self._load(row)
 
+    def forget_all(self) -> None:
+        """Remove every job of this collection from the database (it is being deleted)."""
+        super().forget_all()
+        with self.db.connection() as conn:
+            conn.execute(self._q("DELETE FROM {s}.jobs WHERE collection=%s"), (self.collection,))
+
     # -- the worker ----------------------------------------------------------------------
     def stop(self, timeout: float = 30.0) -> None:
         """Stop the worker; a running job is interrupted and queued again in the database,
