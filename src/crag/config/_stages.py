@@ -1,0 +1,225 @@
+"""Settings of the CRAG stages after retrieval: evaluate, refine, generate, the pipeline's
+mode and bounds, and web search."""
+
+from __future__ import annotations
+
+import os
+from typing import Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+from crag.modes import Mode, describe_modes
+
+
+class Thresholds(BaseModel):
+    upper: float = Field(ge=0, le=1)
+    lower: float = Field(ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Thresholds:
+        if self.lower > self.upper:
+            raise ValueError("lower must not exceed upper")
+        return self
+
+
+class EvaluateSettings(BaseModel):
+    method: Literal["evidence", "cross-encoder", "llm"] = Field(
+        "evidence",
+        description=(
+            "'evidence' (default): the trained cross-encoder (evaluate.model) combined with the "
+            "embedding cosine and the question's term overlap, calibrated on held-apart "
+            "questions; 'cross-encoder': the trained evaluator alone; 'llm': the grader model's "
+            "Yes/No log-probability judge (slow on a laptop CPU)."
+        ),
+    )
+    model: str = Field(
+        "crag-evaluator",
+        description="Cross-encoder: packaged 'crag-evaluator', a trained model folder, a name.",
+    )
+    upper: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="CORRECT if any chunk scores >= upper; default: measured for the grader.",
+    )
+    lower: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="INCORRECT if every chunk scores < lower; default: measured for the grader.",
+    )
+    per_collection: dict[str, Thresholds] = Field(
+        default_factory=dict, description="Thresholds for a named collection, overriding the above."
+    )
+    concurrency: int = Field(2, ge=1, description="Judge calls in flight per question.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> EvaluateSettings:
+        if self.lower is not None and self.upper is not None and self.lower > self.upper:
+            raise ValueError("evaluate.lower must not exceed evaluate.upper")
+        return self
+
+
+class RefineSettings(BaseModel):
+    mode: Literal["selection", "excerption", "fixed_num"] = Field(
+        "excerption", description="Strips: whole chunks, ~3-sentence excerpts, 50-word windows."
+    )
+    top_k: int = Field(5, ge=1, description="Strips kept.")
+    floor: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="Minimum strip score kept; default: none for local strips (rank and score "
+        "decide), evaluate.lower for web strips.",
+    )
+    keep_best_of: int = Field(
+        2,
+        ge=0,
+        description="The best strip of this many leading chunks is kept whatever its score.",
+    )
+    excerpt_sentences: int = Field(3, ge=1, description="Sentences per excerption strip.")
+    excerpt_chars: int = Field(600, ge=80, description="Longest excerption strip.")
+    window_words: int = Field(50, ge=5)
+
+
+class GenerateSettings(BaseModel):
+    max_tokens: int = Field(320, ge=16, description="Longest answer, in tokens.")
+    verify: bool = Field(
+        True,
+        description=(
+            "When the evaluator is not sure, ask the generator's model whether the passage "
+            "holding the answer states it (one short call); off: the passage's score decides."
+        ),
+    )
+    verify_cut: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description=(
+            "P(yes) the verification must reach; default 0.5 (yes more likely than no). "
+            "Stricter: 0.62 or 0.88 (the packaged 1.5B model's measured judge thresholds) "
+            "refuse more near misses and more right answers (docs/benchmarks.md)."
+        ),
+    )
+    read_alone: int = Field(
+        1,
+        ge=0,
+        le=5,
+        description=(
+            "crag modes: also read the best N sources one at a time and answer with the "
+            "candidate whose source ties it closest to the question (0: one reading)."
+        ),
+    )
+    align_floor: float = Field(
+        0.15,
+        ge=0,
+        le=1,
+        description=(
+            "crag modes: the least a reading of one source alone must tie its answer to the "
+            "question (share of the question's words near the answer) to be used."
+        ),
+    )
+    prefer_best: float = Field(
+        0.05,
+        ge=0,
+        le=1,
+        description=(
+            "crag modes: the reading of the best-scored source alone also wins when it ties "
+            "its answer within this much of an answer taken from another source."
+        ),
+    )
+    last_look: bool = Field(
+        True,
+        description=(
+            "crag modes: when every reading declines, one last look at the best source alone "
+            "(its answer must still pass the alignment floor and the answer check)."
+        ),
+    )
+    temperature: float = Field(0.0, ge=0, le=2)
+    min_support: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description=(
+            "Drop answer sentences whose new content words are not mostly in the sources they "
+            "cite (0 disables); an answer with no supported sentence becomes a refusal."
+        ),
+    )
+
+
+class PipelineSettings(BaseModel):
+    """Which graph answers by default, and Self-RAG's reflection bounds (`crag.reflect`)."""
+
+    mode: Mode = Field(Mode.CRAG, description=describe_modes() + ".")
+    reflect: Literal["auto", "always"] = Field(
+        "auto",
+        description=(
+            "self-crag: 'auto' reflects only when the verdict was AMBIGUOUS, the generator "
+            "refused despite trusted sources, or its confidence is low; 'always' on every answer."
+        ),
+    )
+    max_regenerations: int = Field(
+        2, ge=0, le=10, description="Regenerations of an answer found ungrounded."
+    )
+    max_steps: int = Field(
+        6,
+        ge=1,
+        le=20,
+        description="Hard bound on reflection rounds; reaching it returns the best answer so far, "
+        "flagged 'step_limit'.",
+    )
+    min_confidence: float = Field(
+        0.8, ge=0, le=1, description="reflect=auto: reflect when the generator's support is below."
+    )
+    grounded_threshold: float = Field(
+        0.5, ge=0, le=1, description="A claim is supported when the reflector's P(yes) reaches it."
+    )
+    useful_threshold: float = Field(
+        0.5, ge=0, le=1, description="An answer is useful when the reflector's P(yes) reaches it."
+    )
+
+
+class WebSettings(BaseModel):
+    """Web search correction for the INCORRECT and AMBIGUOUS verdicts. Off by default (offline).
+
+    API keys are never read from here: Tavily's comes from `TAVILY_API_KEY` in the environment.
+    """
+
+    provider: Literal["none", "tavily", "searxng", "duckduckgo"] = Field(
+        "none", description="'none' (offline default), 'tavily', 'searxng' or 'duckduckgo'."
+    )
+    tavily_url: str = Field("https://api.tavily.com", description="Tavily API base URL.")
+    searxng_url: str | None = Field(
+        None, description="SearXNG instance base URL (CRAG_SEARXNG_URL works too)."
+    )
+    max_results: int = Field(5, ge=1, le=20, description="Search results asked for.")
+    fetch_pages: int = Field(3, ge=0, le=10, description="Top result pages fetched and read.")
+    prefer_wikipedia: bool = Field(
+        False, description="Bias the query towards Wikipedia and read wikipedia.org pages first."
+    )
+    search_timeout: float = Field(10.0, gt=0, description="Seconds for one search request.")
+    fetch_timeout: float = Field(8.0, gt=0, description="Seconds for one page, all hops included.")
+    max_page_bytes: int = Field(1_000_000, ge=1024, description="Page bytes read at most.")
+    max_redirects: int = Field(5, ge=0, le=20)
+    max_strips: int = Field(
+        24, ge=1, description="Web strips judged at most (a cheap word-overlap pre-filter first)."
+    )
+    top_k: int = Field(3, ge=1, description="Web strips kept for generation.")
+    cache_ttl: float = Field(
+        86400.0, ge=0, description="Seconds a (provider, query) result is reused; 0 = no cache."
+    )
+    rewrite: bool = Field(True, description="Let the grader turn the question into keywords.")
+    allow_private_addresses: bool = Field(
+        False,
+        description=(
+            "Fetch pages on private, loopback and link-local addresses (SSRF protection off). "
+            "Only for local test servers."
+        ),
+    )
+    user_agent: str = Field("crag/0.1 (+corrective RAG; page reader)")
+
+    @model_validator(mode="after")
+    def _searxng_from_env(self) -> WebSettings:
+        if self.searxng_url is None and os.environ.get("CRAG_SEARXNG_URL"):
+            self.searxng_url = os.environ["CRAG_SEARXNG_URL"]
+        return self
