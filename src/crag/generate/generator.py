@@ -24,7 +24,7 @@ from crag.generate.citations import MARK, Source, check_citations, has_words, nu
 from crag.generate.framing import neutralise
 from crag.generate.language import detect_language, language_name
 from crag.generate.prompt import EXAMPLES, FEEDBACK, NOT_FOUND, SECOND_LOOK, SYSTEM, USER
-from crag.generate.reader import best_sources, candidate, rank
+from crag.generate.reader import Candidate, best_sources, candidate, rank, repeats_question
 from crag.models.llm.base import LLM, ChatRequest, Message, stream_chat
 from crag.types import Citation, Strip
 
@@ -170,7 +170,14 @@ class Generator:
             notes.append(f"every reading declined; a last look at source [{best.n}] alone")
             if not self._declined(reply, alone):
                 readings.append((MARK.sub(f"[{best.n}]", reply), f"last look [{best.n}]", best.n))
-        found = [c for r, how, n in readings if (c := candidate(r, question, sources, how, read=n))]
+        found: list[Candidate] = []
+        for r, how, n in readings:
+            if (c := candidate(r, question, sources, how, read=n)) is None:
+                continue
+            if repeats_question(c.short, question):
+                notes.append(f"{c.short!r} ({how}) only repeats the question; not an answer")
+                continue
+            found.append(c)
         if not found:
             return self._refuse(language, sources, _NOT_IN_SOURCES, notes)
         ranked = rank(found, self.align_floor, self.prefer_best)

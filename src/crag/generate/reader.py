@@ -23,15 +23,21 @@ sources: the demo's bee question is a paraphrase ("how far away" for "distance")
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from crag.generate.alignment import alignment
 from crag.generate.answer_check import cite
 from crag.generate.citations import Source, answer_sentences
 from crag.generate.matching import number_wording, short_answer
+from crag.refine.rewrite_check import content_forms
 from crag.types import Strip
 
-__all__ = ["Candidate", "best_sources", "candidate", "rank"]
+__all__ = ["Candidate", "best_sources", "candidate", "rank", "repeats_question"]
+
+# A question that offers its own choices ("Paris or Lyon?", "… mi yoksa …") is answered with
+# its own words.
+_CHOICE = re.compile(r"\b(?:or|yoksa|veya|ya da)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +79,15 @@ def candidate(
     text = next(s.text for s in sources if s.n == n)
     reply, short = _recite_first(sentences, n, short, text)
     return Candidate(reply, short, n, best, reading, read)
+
+
+def repeats_question(short: str, question: str) -> bool:
+    """The short answer says nothing the question did not: all its content words are the
+    question's ("curriculum" for "What kind of curriculum …", "Budapest" for "In Budapest,
+    where did Tesla work?"). Such a reply names no answer, so it is no candidate — unless the
+    question offers choices. A short answer of function words only ("Yes") is not judged."""
+    said = content_forms(short)
+    return bool(said) and said <= content_forms(question) and not _CHOICE.search(question)
 
 
 def rank(candidates: list[Candidate], floor: float, margin: float = 0.0) -> list[Candidate]:

@@ -9,7 +9,7 @@ from tests.support.strips import strips
 from crag.generate import Generator
 from crag.generate.alignment import alignment
 from crag.generate.citations import number_sources
-from crag.generate.reader import best_sources, candidate, rank
+from crag.generate.reader import best_sources, candidate, rank, repeats_question
 from crag.models.llm.base import ChatRequest, ChatResult
 
 SUPER_BOWL = (
@@ -179,3 +179,25 @@ def test_when_every_reading_declines_the_best_source_gets_a_last_look() -> None:
     assert (
         Generator(ByPromptLLM("NOT_FOUND", loose)).generate(question, scored, reread=True).refused
     )
+
+
+def test_an_answer_that_only_repeats_the_question_is_no_candidate() -> None:
+    assert repeats_question("curriculum", "What kind of curriculum is most likely followed?")
+    assert repeats_question("Budapest", "In Budapest, where did Tesla work?")
+    assert not repeats_question("a telegraph company", "In Budapest, where did Tesla work?")
+    assert not repeats_question("Yes", "Is Paris in France?")  # function words: not judged
+    assert not repeats_question("Paris", "Is Paris or Lyon the capital of France?")  # choices
+    assert not repeats_question("Ankara", "Başkent Ankara mı yoksa İstanbul mu?")
+
+
+def test_the_generator_passes_over_a_reading_that_repeats_the_question() -> None:
+    question = "In Budapest, where did Tesla work?"
+    text = "In Budapest, Tesla worked at a telegraph company, the Budapest Telephone Exchange."
+    pair = strips(text, "Budapest is a city.")
+    scored = [replace(s, score=v) for s, v in zip(pair, (0.6, 0.1), strict=True)]
+    llm = ByPromptLLM("Budapest [1].", {"telegraph": "a telegraph company [1]."})
+    out = Generator(llm).generate(question, scored, reread=True)
+    assert not out.refused and out.text.startswith("a telegraph company [1]"), out.text
+    assert any("only repeats the question" in n for n in out.notes)
+    alone = ByPromptLLM("Budapest [1].", {"telegraph": "Budapest [1].", "city": "NOT_FOUND"})
+    assert Generator(alone).generate(question, scored, reread=True).refused
