@@ -128,13 +128,6 @@ class GenerateSettings(BaseModel):
             "its answer within this much of an answer taken from another source."
         ),
     )
-    last_look: bool = Field(
-        True,
-        description=(
-            "crag modes: when every reading declines, one last look at the best source alone "
-            "(its answer must still pass the alignment floor and the answer check)."
-        ),
-    )
     temperature: float = Field(0.0, ge=0, le=2)
     min_support: float = Field(
         0.5,

@@ -80,9 +80,6 @@ class Generator:
     # A reading of the best source alone also wins a near tie (within this much alignment)
     # against an answer the reading of all sources took from another source.
     prefer_best: float = 0.05
-    # When every reading declined: one last look at the best source, told it is the passage
-    # most likely to hold the answer (kept only through the floor and the answer check).
-    last_look: bool = True
 
     def generate(
         self,
@@ -162,14 +159,6 @@ class Generator:
             reply = self.llm.chat(request).text.strip()
             if not self._declined(reply, alone):
                 readings.append((MARK.sub(f"[{src.n}]", reply), f"alone [{src.n}]", src.n))
-        if not readings and self.last_look:
-            best = best_sources(strips, sources, 1)[0]
-            alone = [Source(1, best.chunk, best.text)]
-            request = self._request(question, alone, language, SECOND_LOOK, "generate-last-look")
-            reply = self.llm.chat(request).text.strip()
-            notes.append(f"every reading declined; a last look at source [{best.n}] alone")
-            if not self._declined(reply, alone):
-                readings.append((MARK.sub(f"[{best.n}]", reply), f"last look [{best.n}]", best.n))
         found: list[Candidate] = []
         for r, how, n in readings:
             if (c := candidate(r, question, sources, how, read=n)) is None:

@@ -255,7 +255,6 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
             read_alone=settings.generate.read_alone,
             align_floor=settings.generate.align_floor,
             prefer_best=settings.generate.prefer_best,
-            last_look=settings.generate.last_look,
         ),
         "web": None
         if "web" in overrides

@@ -88,10 +88,8 @@ class ByPromptLLM:
     def chat(self, request: ChatRequest) -> ChatResult:
         self.calls.append(request)
         prompt = request.messages[-1].content
-        if request.purpose in ("generate-alone", "generate-last-look"):
+        if request.purpose == "generate-alone":
             key = next(k for k in self.alone if k in prompt)
-            if request.purpose == "generate-last-look":
-                key = f"last {key}" if f"last {key}" in self.alone else key
             return ChatResult(text=self.alone[key], finish_reason="stop")
         return ChatResult(text=self.together, finish_reason="stop")
 
@@ -158,27 +156,6 @@ def test_the_best_sources_reading_alone_wins_a_near_tie_against_another_sources_
     assert rank([main, alone], 0.0, margin=gap / 2)[0] is main
     same = candidate("1985 [2].", question, sources, "alone [2]", read=2)
     assert same and rank([main, same], 0.0, margin=1.0)[0] is main
-
-
-def test_when_every_reading_declines_the_best_source_gets_a_last_look() -> None:
-    question = "Who did the Broncos beat in the AFC Championship Game?"
-    other = "Super Bowl 50 was played in February 2016 at Levi's Stadium."
-    scored = [replace(s, score=v) for s, v in zip(strips(other, BRONCOS), (0.3, 0.6), strict=True)]
-    replies = {"Patriots": "NOT_FOUND", "last Patriots": "New England Patriots [1].", "Levi's": "x"}
-    llm = ByPromptLLM("NOT_FOUND", replies)
-    out = Generator(llm).generate(question, scored, reread=True)
-    assert not out.refused and out.text.startswith("New England Patriots [2]")
-    purposes = [c.purpose for c in llm.calls]
-    assert purposes == ["generate", "generate-alone", "generate-last-look"]
-    assert "passage most likely to hold the answer" in llm.calls[-1].messages[-1].content
-    assert any("last look at source [2]" in n for n in out.notes)
-    # switched off, or an answer the passage does not tie to the question: refused
-    off = Generator(ByPromptLLM("NOT_FOUND", replies), last_look=False)
-    assert off.generate(question, scored, reread=True).refused
-    loose = dict(replies, **{"last Patriots": "February 2016 [1]."})
-    assert (
-        Generator(ByPromptLLM("NOT_FOUND", loose)).generate(question, scored, reread=True).refused
-    )
 
 
 def test_an_answer_that_only_repeats_the_question_is_no_candidate() -> None:
