@@ -103,10 +103,11 @@ def number_wording(short: str, source: str) -> str | None:
     when the source holds the answer as written, or not at all.
     """
     want = fold(short)
-    if not want or short.casefold() in source.casefold():
+    raw = [w.casefold() for w in _WORD.findall(short)]
+    if not want:
         return None
     have = _word_spans(source)
-    raw = [w.casefold() for w in _WORD.findall(short)]
+    found: str | None = None
     n = len(want)
     for i in range(len(have) - n + 1):
         window = have[i : i + n]
@@ -114,11 +115,13 @@ def number_wording(short: str, source: str) -> str | None:
             continue
         wording = source[window[0][1] : window[-1][2]]
         spelled = [w.casefold() for w in _WORD.findall(wording)]
-        if spelled != raw and any(
+        if spelled == raw:
+            return None  # the source also says it as the answer does
+        if found is None and any(
             a != b and as_digits(a) == as_digits(b) for a, b in zip(spelled, raw, strict=False)
         ):
-            return wording
-    return None
+            found = wording
+    return found
 
 
 def find_in_sources(text: str, sources: dict[int, str]) -> list[int]:

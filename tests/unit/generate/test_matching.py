@@ -76,3 +76,6 @@ def test_a_number_answer_takes_the_sources_spelling_only_where_it_differs() -> N
     assert number_wording("Four", text) is None  # as written, case aside
     assert number_wording("1997", text) is None
     assert number_wording("5", text) is None  # not in the source at all
+    # "4" inside "1940" is no occurrence of the word; a literal "4" anywhere is
+    assert number_wording("4", "In 1940 it had four divisions.") == "four"
+    assert number_wording("4", "It had four divisions, 4 of them new.") is None
