@@ -98,9 +98,10 @@ def rank(candidates: list[Candidate], floor: float, margin: float = 0.0) -> list
     of all sources has no floor: its answer may be a paraphrase no passage holds word for
     word, which the answer check's support test judges instead.
 
-    `margin`: when the reading of all sources took its answer from another source than the
-    one read alone (the best-scored), the reading alone also wins when it ties its answer
-    within `margin` of it — the evaluator's best passage breaks a near tie.
+    `margin`: when the reading of the best-scored source alone ties its answer in that source,
+    and the reading of all sources took its answer from another one, the reading alone also
+    wins when it ties its answer within `margin` of it — the evaluator's best passage breaks
+    a near tie.
     """
     main = next((c for c in candidates if c.reading == "all"), None)
     alone = sorted(
@@ -113,7 +114,11 @@ def rank(candidates: list[Candidate], floor: float, margin: float = 0.0) -> list
         c
         for c in alone
         if c.alignment > main.alignment
-        or (c.read and c.read != main.source and c.alignment >= main.alignment - margin)
+        or (
+            c.read  # read alone, tied in the passage it read, which gave "all" no answer
+            and c.source == c.read != main.source
+            and c.alignment >= main.alignment - margin
+        )
     ]
     return [*better, main, *(c for c in alone if c not in better)]
 

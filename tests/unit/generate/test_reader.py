@@ -156,6 +156,9 @@ def test_the_best_sources_reading_alone_wins_a_near_tie_against_another_sources_
     assert rank([main, alone], 0.0, margin=gap / 2)[0] is main
     same = candidate("1985 [2].", question, sources, "alone [2]", read=2)
     assert same and rank([main, same], 0.0, margin=1.0)[0] is main
+    # read alone, but its answer tied in another passage than the one read: no preference
+    elsewhere = replace(alone, read=3)
+    assert rank([main, elsewhere], 0.0, margin=1.0)[0] is main
 
 
 def test_an_answer_that_only_repeats_the_question_is_no_candidate() -> None:
