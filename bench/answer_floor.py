@@ -37,8 +37,8 @@ def answered(run: Path) -> list[tuple[float, str]]:
         r = json.loads(line)
         if r["mode"] == "rag" or r["refused"] or r.get("error") or r["verdict"] != "ambiguous":
             continue
-        trace = r["trace"]
-        ids = {h["id"] for h in trace["reranked"] if h["cite"] in set(r["citations"])}
+        trace, cited = r["trace"], set(r["citations"])
+        ids = {h["id"] for h in trace["reranked"] if h["cite"] in cited}
         scores = [s["score"] for s in trace["strips"] if s["chunk_id"] in ids and s["score"]]
         if not scores:
             continue  # a web answer: its own floor

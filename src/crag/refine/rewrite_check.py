@@ -98,9 +98,10 @@ def forms(word: str) -> frozenset[str]:
     """The word lower-cased and folded, and its English and Turkish stems (of the part before
     an apostrophe: "Kore'nin" → "kore"); a small number word also in digits ("four" → "4")."""
     stem = re.split(r"['’]", word, maxsplit=1)[0]
-    out = {_fold(word), _fold(stem), as_digits(_fold(stem))}
-    if _fold(stem) in _IRREGULAR:
-        out.add(_IRREGULAR[_fold(stem)])
+    folded = _fold(stem)
+    out = {_fold(word), folded, as_digits(folded)}
+    if folded in _IRREGULAR:
+        out.add(_IRREGULAR[folded])
     for language in ("english", "turkish"):
         out.update(_analyzer(language).terms(stem))
     return frozenset(out)
