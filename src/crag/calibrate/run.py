@@ -72,7 +72,7 @@ class CalibrateResult:
     curve_json: Path
     curve_png: Path
     stored: Path | None
-    before: Thresholds  # what thresholds_for gave before this run
+    before: Thresholds  # what the pipeline used before this run
     overridden: bool  # explicit settings take precedence over the stored thresholds
     warnings: list[str] = field(default_factory=list)
 
@@ -131,7 +131,7 @@ def run_calibration(
     those the settings describe. `on_start(total)` is called once, `on_step(note)` after each
     question is done (resumed ones included)."""
     from crag.grading.stored import evaluator_name, write_calibration
-    from crag.grading.thresholds import thresholds_for
+    from crag.grading.thresholds import settings_thresholds
 
     config = config or CalibrateConfig()
     if config.questions < 1:
@@ -162,9 +162,7 @@ def run_calibration(
         llm = make_roles(settings, ("generator",))["generator"]
     evaluator = evaluator_name(settings.evaluate, settings.llm.grader.model)
     generator = _header(settings, config)["generator"]
-    before = thresholds_for(
-        settings.evaluate, settings.collection, settings.llm.grader.model, settings.data_dir
-    )
+    before = settings_thresholds(settings, embedding=index.embedder.name)
 
     asked = {r["chunk"]: r for r in journal.of("question")}
     rejected = {r["chunk"] for r in journal.of("rejected")}

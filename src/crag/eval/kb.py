@@ -29,7 +29,7 @@ from crag.datasets import EvalItem
 from crag.datasets.splits import nq_part
 from crag.datasets.text import write_if_changed
 from crag.errors import CragError
-from crag.grading.thresholds import thresholds_for
+from crag.grading.thresholds import settings_thresholds
 
 __all__ = [
     "default_collection",
@@ -88,13 +88,7 @@ def near_miss_settings(settings: Settings, digest: str) -> Settings:
     settings = settings.model_copy(deep=True)
     per = settings.evaluate.per_collection
     if name not in per:
-        per[name] = thresholds_for(
-            settings.evaluate,
-            base,
-            settings.llm.grader.model,
-            settings.data_dir,
-            embedding=settings.embedding.model,
-        )
+        per[name] = settings_thresholds(settings, collection=base)
     settings.collection = name
     return settings
 

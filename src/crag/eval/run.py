@@ -36,7 +36,7 @@ from crag.eval.kb import (
 from crag.eval.report import write_report
 from crag.eval.results import ResultsFile, check_fingerprint, locked
 from crag.eval.summary import summarize
-from crag.grading.thresholds import thresholds_for
+from crag.grading.thresholds import settings_thresholds
 from crag.ingest.ingestor import IngestProgress
 from crag.modes import Mode
 
@@ -149,9 +149,7 @@ def plan_eval(config: EvalConfig, settings: Settings) -> EvalPlan:
 
 def _setup(s: Settings) -> dict[str, Any]:
     """What the figures depend on besides the questions: models, evaluator, thresholds."""
-    t = thresholds_for(
-        s.evaluate, s.collection, s.llm.grader.model, s.data_dir, embedding=s.embedding.model
-    )
+    t = settings_thresholds(s)
     grader = f"{s.llm.grader.provider}:{s.llm.grader.model}"
     evaluator = {
         "evidence": f"evidence ({s.evaluate.model} + cosine + term overlap)",

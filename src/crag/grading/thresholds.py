@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crag.config import EvaluateSettings, Thresholds
+from crag.config import EvaluateSettings, Settings, Thresholds
 from crag.grading.stored import stored_thresholds
 
-__all__ = ["JUDGE_THRESHOLDS", "UNMEASURED_THRESHOLDS", "thresholds_for"]
+__all__ = ["JUDGE_THRESHOLDS", "UNMEASURED_THRESHOLDS", "settings_thresholds", "thresholds_for"]
 
 # (upper, lower) of the LLM judge per grader model, from `python -m bench.evaluator`: upper is
 # the lowest score at which >= 80% of judged pairs are positives, lower the score 90% of
@@ -55,4 +55,21 @@ def thresholds_for(
     return Thresholds(
         upper=evaluate.upper if evaluate.upper is not None else upper,
         lower=evaluate.lower if evaluate.lower is not None else lower,
+    )
+
+
+def settings_thresholds(
+    settings: Settings, collection: str | None = None, embedding: str | None = None
+) -> Thresholds:
+    """`thresholds_for` with everything it needs taken from `settings`, so that the pipeline,
+    `crag eval` and `crag calibrate` cannot disagree on a collection's thresholds by passing
+    different arguments. `collection` defaults to the configured one; `embedding` to the
+    configured model (pass the open index's `embedder.name` where an index is at hand: the
+    collection's own embedder is the one the evidence thresholds were chosen for)."""
+    return thresholds_for(
+        settings.evaluate,
+        collection or settings.collection,
+        settings.llm.grader.model,
+        settings.data_dir,
+        embedding=embedding or settings.embedding.model,
     )

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from crag.config import ROLES, LLMRoleSettings, Settings
-from crag.grading.thresholds import thresholds_for
+from crag.grading.thresholds import settings_thresholds
 from crag.models.llm import LLM, RoleLLM
 from crag.models.llm.registry import create
 from crag.pipeline.runner import Pipeline
@@ -201,13 +201,7 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
     # The grader loads on first use: with the cross-encoder evaluator only query rewriting for
     # web search calls it.
     grader, generator = roles["grader"], roles["generator"]
-    thresholds = thresholds_for(
-        settings.evaluate,
-        settings.collection,
-        settings.llm.grader.model,
-        settings.data_dir,
-        embedding=index.embedder.name,
-    )
+    thresholds = settings_thresholds(settings, embedding=index.embedder.name)
     given = overrides.pop("evaluator", None)
     evaluator = given or make_judge(settings, lambda: grader, index)
     reranker = None

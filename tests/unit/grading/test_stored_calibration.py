@@ -15,7 +15,7 @@ from crag.grading.stored import (
     stored_thresholds,
     write_calibration,
 )
-from crag.grading.thresholds import JUDGE_THRESHOLDS, thresholds_for
+from crag.grading.thresholds import JUDGE_THRESHOLDS, settings_thresholds, thresholds_for
 
 GRADER = "qwen2.5-coder-0.5b"
 LLM = {"method": "llm"}  # the judge, named explicitly: the default evaluator may change
@@ -81,6 +81,22 @@ def test_precedence_settings_over_stored_over_defaults(tmp_path: Path) -> None:
     per = load_settings(evaluate={**LLM, "per_collection": {"notes": {"upper": 0.9, "lower": 0.8}}})
     chosen = thresholds_for(per.evaluate, "notes", GRADER, tmp_path)
     assert (chosen.upper, chosen.lower) == (0.9, 0.8)
+
+
+def test_settings_thresholds_follow_the_collections_embedder(tmp_path: Path) -> None:
+    """The evidence evaluator's thresholds depend on the embedder; the collection's own one
+    decides (`crag calibrate` once reported MiniLM's defaults as "before" on a USE collection)."""
+    from crag.grading.evidence import evidence_thresholds
+
+    s = load_settings(data_dir=tmp_path, collection="notes", evaluate={"method": "evidence"})
+    assert evidence_thresholds("use-multilingual") != evidence_thresholds(s.embedding.model)
+    configured = settings_thresholds(s)
+    assert (configured.upper, configured.lower) == evidence_thresholds(s.embedding.model)
+    use = settings_thresholds(s, embedding="use-multilingual")
+    assert (use.upper, use.lower) == evidence_thresholds("use-multilingual")
+    _store(tmp_path, "other", evaluator=f"evidence:{s.evaluate.model}")
+    other = settings_thresholds(s, collection="other")
+    assert other == thresholds_for(s.evaluate, "other", s.llm.grader.model, tmp_path)
 
 
 def test_build_pipeline_uses_the_stored_thresholds(tmp_path: Path) -> None:
