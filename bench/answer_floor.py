@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,11 @@ def answered(run: Path) -> list[tuple[float, str]]:
             continue
         trace, cited = r["trace"], set(r["citations"])
         ids = {h["id"] for h in trace["reranked"] if h["cite"] in cited}
-        scores = [s["score"] for s in trace["strips"] if s["chunk_id"] in ids and s["score"]]
+        scores = [
+            s["score"]
+            for s in trace["strips"]
+            if s["chunk_id"] in ids and s["score"] is not None and not math.isnan(s["score"])
+        ]  # a 0.0 score is evidence too; only unscored strips (None, NaN) are left out
         if not scores:
             continue  # a web answer: its own floor
         if r.get("part") == "near_miss" or not r["answerable"]:
