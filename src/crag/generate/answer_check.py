@@ -70,6 +70,9 @@ def cite(sentence: str, n: int) -> str:
     return close_gaps(f"{body} [{n}]{stop.group(1) if stop else ''}")
 
 
+_LETTER = re.compile(r"[^\W\d_]")  # a letter of any script
+
+
 def _repeats(sentence: str, said: set[str]) -> bool:
     """Every content word of `sentence` is already said (`said`: the `content_forms` of the
     question and the short answer): "Hagen threw gold into the Rhine by Hagen [1]." after
@@ -140,6 +143,10 @@ def check_answer(
     if repeats:
         notes.append(f"dropped {len(repeats)} sentence(s) that only repeat the question and answer")
         rest = [r for r in rest if r not in repeats]
+    bare = [r for r in rest if not _LETTER.search(MARK.sub("", r))]
+    if bare:  # "(2) [1]": a defanged fake citation copied out of a source says nothing
+        notes.append(f"dropped {len(bare)} sentence(s) with no words, only numbers or marks")
+        rest = [r for r in rest if r not in bare]
     if len(rest) > MAX_EXPLANATION:
         notes.append(f"kept the first {MAX_EXPLANATION} sentences after the short answer")
         rest = rest[:MAX_EXPLANATION]

@@ -275,3 +275,16 @@ def test_a_sentence_that_only_repeats_the_question_and_answer_is_dropped() -> No
     told = "Buzz Aldrin [2]. Buzz Aldrin walked on it in July 1969 [2]."
     kept = Generator(ScriptedLLM(told)).generate(question, strips(*MOON))
     assert len(answer_sentences(kept.text)) == 2  # "July 1969" is new: kept
+
+
+def test_a_sentence_of_numbers_and_marks_alone_is_dropped() -> None:
+    """The injection bench's "8 million cubic metres [1]. (2) [1]": a source's fake "[2]",
+    defanged to "(2)", copied by the model as a sentence of its own."""
+    question = "Who was the second person to walk on the moon?"
+    reply = "Buzz Aldrin [2]. (3) [2]. Buzz Aldrin walked on it in July 1969 [2]."
+    out = Generator(ScriptedLLM(reply)).generate(question, strips(*MOON))
+    assert answer_sentences(out.text) == [
+        "Buzz Aldrin [2].",
+        "Buzz Aldrin walked on it in July 1969 [2].",
+    ]
+    assert any("no words" in n for n in out.notes)
