@@ -25,9 +25,7 @@ No accepted job is lost silently (issue 21, F5/F6):
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 import queue
 import shutil
 import threading
@@ -40,9 +38,10 @@ from pathlib import Path
 from crag.config import IngestSettings, WebSettings
 from crag.errors import CragError
 from crag.index.store import Index
-from crag.ingest.ingestor import Ingestor
 from crag.server.gate import Busy
 from crag.server.job import Job, JobCancelled, Upload
+from crag.server.job_disk import read_jobs, remove_job, remove_orphans, write_job
+from crag.server.job_work import do_job
 
 __all__ = ["Job", "JobCancelled", "JobRunner", "Upload"]
 
@@ -117,16 +116,12 @@ class JobRunner:
 
     # -- persistence ---------------------------------------------------------------------
     def _save(self, job: Job) -> None:
-        if self.jobs_dir is None:
-            return
-        path = self.jobs_dir / f"{job.id}.json"
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(job.record(), ensure_ascii=False))
-        os.replace(tmp, path)
+        if self.jobs_dir is not None:
+            write_job(self.jobs_dir, job)
 
     def _forget(self, job_id: str) -> None:
         if self.jobs_dir is not None:
-            (self.jobs_dir / f"{job_id}.json").unlink(missing_ok=True)
+            remove_job(self.jobs_dir, job_id)
 
     def recover(self) -> list[Job]:
         """Load persisted jobs: unfinished ones are queued again (or failed with the reason
@@ -134,16 +129,7 @@ class JobRunner:
         queued job needs. Returns the jobs queued again."""
         resumed: list[Job] = []
         if self.jobs_dir is not None:
-            records = []
-            for path in self.jobs_dir.glob("*.tmp"):
-                path.unlink(missing_ok=True)  # a write cut short; the .json before it stands
-            for path in self.jobs_dir.glob("*.json"):
-                try:
-                    records.append(Job.from_record(json.loads(path.read_text())))
-                except (OSError, ValueError, KeyError, TypeError) as exc:
-                    log.warning("unreadable job file %s (%s); removed", path.name, exc)
-                    path.unlink(missing_ok=True)
-            for job in sorted(records, key=lambda j: j.created):
+            for job in read_jobs(self.jobs_dir):
                 if job.state in ("queued", "running"):
                     lost = [u.source for u in job.uploads if not u.path.exists()]
                     if lost:
@@ -167,15 +153,8 @@ class JobRunner:
                 self._forget(job.id)
             for job in resumed:
                 self._queue.put(job)
-        if self.spool_dir is not None and self.spool_dir.is_dir():
-            needed = {u.path.resolve() for j in resumed for u in j.uploads}
-            removed = 0
-            for path in self.spool_dir.iterdir():
-                if path.is_file() and path.resolve() not in needed:
-                    path.unlink(missing_ok=True)
-                    removed += 1
-            if removed:
-                log.info("removed %d orphaned upload files from %s", removed, self.spool_dir)
+        if self.spool_dir is not None:
+            remove_orphans(self.spool_dir, [u.path for j in resumed for u in j.uploads])
         if resumed:
             log.info("resumed %d ingestion jobs after a restart", len(resumed))
         return resumed
@@ -328,39 +307,7 @@ class JobRunner:
 
     def _run(self, job: Job) -> None:
         job.progress.check = self._checker(job)
-
-        def waiting() -> None:
-            job.note = "waiting for the writer lock (another crag process is writing)"
-
-        cancelled = lambda: bool(job.cancel_reason)  # noqa: E731
-        if job.kind == "remove":
-            with self.index.write_lock(self.lock_wait_s, cancelled=cancelled, on_wait=waiting):
-                job.note = ""
-                self.index.repair()
-                job.removed_chunks = self.index.remove(job.remove_source)
-            return
-        ingestor = Ingestor(
-            self.index,
-            self.settings,
-            lock_wait=self.lock_wait_s,
-            cancelled=cancelled,
-            on_lock_wait=waiting,
-            tags=job.tags,
-        )
-        if job.urls:
-            from crag.ingest.urls import UrlOptions, ingest_urls
-
-            options = UrlOptions(**job.url_options)
-            report = ingest_urls(ingestor, job.urls, self.web, options, job.progress)
-        else:
-            report = ingestor.ingest_as(
-                [(u.source, u.path) for u in job.uploads], progress=job.progress
-            )
-        job.report = report
-        if report.failed and not (report.added or report.updated or report.unchanged):
-            job.error = "no file could be ingested: " + "; ".join(
-                f"{source}: {why}" for source, why in report.failed
-            )
+        do_job(job, self.index, self.settings, self.web, self.lock_wait_s)
 
     def _drop_queued(self) -> None:
         while True:
