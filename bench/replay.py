@@ -1,0 +1,126 @@
+"""What a finished `crag eval` run would have answered with two refusal rules changed.
+
+    python -m bench.replay RUN_DIR [RUN_DIR ...] [--lower 0.15] [--corroborate]
+
+Both rules only turn answers into refusals, and every model call before them is the same
+(temperature 0, same prompts), so their effect can be read off a run's traces instead of
+asking every question again:
+
+- `--lower X`: the evaluator's lower threshold raised to X. A question whose best evaluation
+  scored below X gets the verdict INCORRECT, which without web search is a refusal. Only
+  valid for runs without web search (with it, INCORRECT searches the web instead); such
+  runs are refused.
+- `--corroborate`: `generate.corroborate` on. An answer given under a verdict other than
+  CORRECT whose only candidate came from the reading of all sources (the best source read
+  alone gave none) becomes a refusal.
+
+Runs made with the rule already on are read as they are (nothing left to change). Checked
+against a real run: a 60-question tuning run replayed at `--lower 0.15` gave the same outcome
+for every question as the run made with `CRAG_EVALUATE__LOWER=0.15`.
+
+Choose rules on `--tuning-part` runs; replaying the runs you report shows what a choice does
+to them, it does not choose. Writes bench/results/replay.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from bench.common import console, print_table, write_results
+from crag.eval.metrics import contains_answer
+
+# one candidate in the generator's "candidates: …" note (crag.generate.generator)
+_CANDIDATE = re.compile(r"'(?:[^']|'(?! \())*' \((all|alone \[\d+\]), tied [0-9.]+ in \[\d+\]\)")
+KINDS = ("right", "wrong", "refused", "near_answered", "near_refused")
+
+
+def outcome(r: dict[str, Any]) -> str:
+    """right / wrong / refused for answerable questions, near_answered / near_refused for
+    questions whose answer is absent (near miss, held out, unanswerable)."""
+    absent = r.get("part") in ("near_miss", "held_out") or not r["answerable"]
+    if absent:
+        return "near_refused" if r["refused"] else "near_answered"
+    if r["refused"]:
+        return "refused"
+    right = contains_answer(r["answer"], r["answers"], r.get("language") or "en")
+    return "right" if right else "wrong"
+
+
+def uncorroborated(r: dict[str, Any]) -> bool:
+    """An answer under a verdict other than CORRECT that only the reading of all sources gave."""
+    if r["refused"] or r["verdict"] == "correct" or len(r["trace"]["reranked"]) < 2:
+        return False
+    notes = [n for n in r["trace"]["notes"] if n.startswith("candidates: ")]
+    readings = _CANDIDATE.findall(notes[0]) if notes else []
+    return bool(readings) and all(how == "all" for how in readings)
+
+
+def replay(r: dict[str, Any], lower: float | None, corroborate: bool) -> str:
+    kind = outcome(r)
+    refused = "near_refused" if kind.startswith("near") else "refused"
+    if lower is not None and not r["refused"]:
+        best = max((e["score"] for e in r["trace"]["evaluations"]), default=0.0)
+        if best < lower:
+            return refused
+    if corroborate and uncorroborated(r):
+        return refused
+    return kind
+
+
+def figures(counts: Counter[str]) -> list[str]:
+    answerable = counts["right"] + counts["wrong"] + counts["refused"]
+    absent = counts["near_answered"] + counts["near_refused"]
+
+    def pct(n: int, d: int) -> str:
+        return f"{100 * n / d:.1f} %" if d else "–"
+
+    return [
+        str(answerable),
+        pct(counts["right"], answerable),
+        pct(counts["wrong"], answerable),
+        pct(counts["refused"], answerable),
+        str(absent),
+        pct(counts["near_answered"], absent),
+    ]
+
+
+def _web(run: Path) -> str:
+    """The run's web search provider ("none" without), from its fingerprint."""
+    fingerprint = json.loads((run / "run.json").read_text())["fingerprint"]
+    return str(fingerprint.get("web", "none"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("runs", nargs="+", type=Path)
+    parser.add_argument("--lower", type=float, default=None)
+    parser.add_argument("--corroborate", action="store_true")
+    args = parser.parse_args()
+    table, out = [], {}
+    for run in args.runs:
+        if args.lower is not None and _web(run) != "none":
+            raise SystemExit(f"{run}: made with web search; --lower cannot be replayed")
+        rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+        rows = [r for r in rows if r["mode"] != "rag" and not r.get("error")]
+        before = Counter(outcome(r) for r in rows)
+        after = Counter(replay(r, args.lower, args.corroborate) for r in rows)
+        table.append([run.name, "as run", *figures(before)])
+        table.append([run.name, "replayed", *figures(after)])
+        out[str(run)] = {"before": dict(before), "after": dict(after)}
+    print_table(
+        f"Replayed: lower {args.lower}, corroborate {args.corroborate}",
+        ["run", "", "answerable", "right", "wrong", "over-refusal", "absent", "answered"],
+        table,
+    )
+    path = write_results("replay", {"lower": args.lower, "corroborate": args.corroborate,
+                                    "runs": out})  # fmt: skip
+    console.print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
