@@ -35,7 +35,9 @@ from bench.common import console, print_table, write_results
 from crag.eval.metrics import contains_answer
 
 # one candidate in the generator's "candidates: …" note (crag.generate.generator)
-_CANDIDATE = re.compile(r"'(?:[^']|'(?! \())*' \((all|alone \[\d+\]), tied [0-9.]+ in \[\d+\]\)")
+_CANDIDATE = re.compile(
+    r"""(?:'(?:[^']|'(?! \())*'|"[^"]*") \((all|alone \[\d+\]), tied [0-9.]+ in \[\d+\]\)"""
+)  # a short answer is shown as Python's repr: in single quotes, or double when it holds one
 KINDS = ("right", "wrong", "refused", "near_answered", "near_refused")
 
 
