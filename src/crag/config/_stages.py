@@ -128,6 +128,14 @@ class GenerateSettings(BaseModel):
             "its answer within this much of an answer taken from another source."
         ),
     )
+    corroborate: bool = Field(
+        True,
+        description=(
+            "crag modes, unless the evaluator said CORRECT: an answer only the reading of all "
+            "sources gave is refused when the best source, read alone, declines "
+            "(docs/how-it-decides.md)."
+        ),
+    )
     temperature: float = Field(0.0, ge=0, le=2)
     min_support: float = Field(
         0.5,

@@ -31,6 +31,7 @@ from crag.types import Citation, Strip
 __all__ = ["NOT_FOUND", "Generated", "Generator", "refusal_text"]
 
 _NOT_IN_SOURCES = "the retrieved sources do not contain the answer"
+_NOT_CORROBORATED = "the best source, read on its own, does not give the answer"
 _MARKER = re.compile(r"\bNOT[ _]FOUND\b\.?")
 _ONLY_MARKER = re.compile(r"\W*not[ _]found\W*", re.IGNORECASE)
 
@@ -80,6 +81,9 @@ class Generator:
     # A reading of the best source alone also wins a near tie (within this much alignment)
     # against an answer the reading of all sources took from another source.
     prefer_best: float = 0.05
+    # When the evaluator was not sure, an answer needs corroboration: refused when only the
+    # reading of all sources gave one and the best sources read alone declined.
+    corroborate: bool = True
 
     def generate(
         self,
@@ -153,7 +157,8 @@ class Generator:
         """The reading of all sources and of the best ones alone: the best-tied candidate that
         passes the answer check is the answer (crag.generate.reader)."""
         readings = [(raw, "all", 0)] if not self._declined(raw, sources) else []
-        for src in best_sources(strips, sources, self.read_alone if len(sources) > 1 else 0):
+        best = best_sources(strips, sources, self.read_alone if len(sources) > 1 else 0)
+        for src in best:
             alone = [Source(1, src.chunk, src.text)]
             request = self._request(question, alone, language, extra, "generate-alone")
             reply = self.llm.chat(request).text.strip()
@@ -169,10 +174,14 @@ class Generator:
             found.append(c)
         if not found:
             return self._refuse(language, sources, _NOT_IN_SOURCES, notes)
-        ranked = rank(found, self.align_floor, self.prefer_best)
         notes.append("candidates: " + "; ".join(
             f"{c.short!r} ({c.reading}, tied {c.alignment:.2f} in [{c.source}])" for c in found
         ))  # fmt: skip
+        unsure = evidence_floor is not None  # the evaluator did not say CORRECT
+        if self.corroborate and unsure and best and all(c.reading == "all" for c in found):
+            notes.append("the best source read alone gave no answer: not corroborated")
+            return self._refuse(language, sources, _NOT_CORROBORATED, notes)
+        ranked = rank(found, self.align_floor, self.prefer_best)
         if not ranked:
             notes.append(f"no reading alone reached the alignment floor {self.align_floor:.2f}")
             return self._refuse(language, sources, _NOT_IN_SOURCES, notes)

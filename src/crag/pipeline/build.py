@@ -249,6 +249,7 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
             read_alone=settings.generate.read_alone,
             align_floor=settings.generate.align_floor,
             prefer_best=settings.generate.prefer_best,
+            corroborate=settings.generate.corroborate,
         ),
         "web": None
         if "web" in overrides

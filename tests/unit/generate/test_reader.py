@@ -181,3 +181,31 @@ def test_the_generator_passes_over_a_reading_that_repeats_the_question() -> None
     assert any("only repeats the question" in n for n in out.notes)
     alone = ByPromptLLM("Budapest [1].", {"telegraph": "Budapest [1].", "city": "NOT_FOUND"})
     assert Generator(alone).generate(question, scored, reread=True).refused
+
+
+def test_unsure_answers_need_the_best_source_read_alone_to_answer_too() -> None:
+    """When the evaluator was not sure (an evidence floor is set), an answer only the reading
+    of all sources gave, while the best source read alone declined, is refused; with the
+    evaluator sure (no floor), or `corroborate` off, it stands."""
+    question = "Who did the Broncos beat in the AFC Championship Game?"
+    other = "Super Bowl 50 was played in February 2016 at Levi's Stadium."
+    scored = [replace(s, score=v) for s, v in zip(strips(BRONCOS, other), (0.6, 0.3), strict=True)]
+
+    def llm() -> ByPromptLLM:
+        return ByPromptLLM("The New England Patriots [1].", {"Patriots": "NOT_FOUND"})
+
+    unsure = Generator(llm(), verify_cut=0.0).generate(
+        question, scored, reread=True, evidence_floor=0.0
+    )
+    assert unsure.refused and "read on its own, does not give the answer" in unsure.text
+    assert any("not corroborated" in n for n in unsure.notes)
+    sure = Generator(llm()).generate(question, scored, reread=True)
+    assert not sure.refused and sure.text.startswith("The New England Patriots [1]")
+    off = Generator(llm(), corroborate=False).generate(
+        question, scored, reread=True, evidence_floor=0.0
+    )
+    assert not off.refused
+    # corroborated: the best source read alone gives an answer (even another one)
+    both = ByPromptLLM("The New England Patriots [1].", {"Patriots": "The Patriots [1]."})
+    agreed = Generator(both).generate(question, scored, reread=True, evidence_floor=0.0)
+    assert not agreed.refused
