@@ -178,6 +178,7 @@ def eval_command(
 ) -> None:
     """Evaluate crag on a question set: accuracy, refusals, recall, verdicts, latency."""
     from crag.eval.gates import check_gates, parse_gate
+    from crag.eval.report import web_failed_lines
     from crag.eval.run import EvalConfig, plan_eval, run_eval
 
     config = EvalConfig(
@@ -225,6 +226,8 @@ def eval_command(
         )
         raise typer.Exit(130) from None
     _print_summary(summary)
+    for line in web_failed_lines(summary["modes"]):
+        err.print(f"[yellow]warning:[/] {line}", highlight=False)
     console.print(f"wrote {summary['files']['report']}, summary.json, the plots and {RESULTS}")
     if missed := check_gates(summary, gates):
         for line in missed:

@@ -98,6 +98,24 @@ def _groups_section(judged: dict[str, Any]) -> list[str]:
     return ["", _table(header, rows)]
 
 
+def web_failed_lines(modes: dict[str, Any]) -> list[str]:
+    """One warning per mode whose web searches failed on some questions."""
+    lines = []
+    for m, s in modes.items():
+        failed = s.get("web_failed") or {}
+        if failed.get("n"):
+            lines.append(
+                f"{m}: web search failed on {failed['n']} of {s['n']} questions, which were "
+                f"answered without it (first: {failed['first']})"
+            )
+    return lines
+
+
+def _web_failed_note(modes: dict[str, Any]) -> list[str]:
+    lines = web_failed_lines(modes)
+    return [f"**Warning**: {line}." for line in lines] + [""] if lines else []
+
+
 def _near_miss_note(meta: dict[str, Any]) -> str:
     if not meta.get("near_miss"):
         return ""
@@ -173,6 +191,7 @@ def render_markdown(summary: dict[str, Any]) -> str:
         f"{meta['thresholds']['lower']}; web search `{meta['web']}`. "
         f"Machine: {meta['machine']}." + _near_miss_note(meta),
         "",
+        *_web_failed_note(modes),
         "## Answers",
         "",
         _table(ANSWER_COLUMNS, _answers_rows(modes)),

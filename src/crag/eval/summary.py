@@ -188,6 +188,22 @@ def _near_miss(ok: Sequence[dict[str, Any]], web: bool) -> dict[str, Any] | None
     }
 
 
+WEB_FAILED = "web search failed"  # the note crag.pipeline.nodes writes when a search errs
+
+
+def _web_failed(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Questions whose web search failed (crag answered without it), with the first error:
+    a run whose search backend was down measures crag without web correction, and must say
+    so rather than look like a worse crag."""
+    failed = [
+        n
+        for r in records
+        for n in (r.get("trace") or {}).get("notes", [])
+        if n.startswith(WEB_FAILED)
+    ]
+    return {"n": len(failed), "first": failed[0] if failed else None}
+
+
 def summarize_mode(records: Sequence[dict[str, Any]], web: bool = False) -> dict[str, Any]:
     ok = [r for r in records if not r.get("error")]
     out: dict[str, Any] = {
@@ -199,6 +215,7 @@ def summarize_mode(records: Sequence[dict[str, Any]], web: bool = False) -> dict
         "evaluator": _evaluator(ok),
         "latency": _latency(ok),
         "calls": _calls(ok),
+        "web_failed": _web_failed(ok),
     }
     if near := _near_miss(ok, web):
         out["near_miss"] = near["answers"]

@@ -248,3 +248,29 @@ def test_near_miss_questions_should_be_refused_and_are_reported_apart(tmp_path: 
     write_report({"run": run, "modes": {"crag": s}}, tmp_path)
     report = (tmp_path / "report.md").read_text()
     assert "## Near-miss questions" in report and "| crag | near_miss | 3 |" in report
+
+
+def test_failed_web_searches_are_counted_and_warned_about(tmp_path: Path) -> None:
+    """A run whose search backend was down measures crag without web correction: the
+    summary counts those questions and the report says so at the top."""
+    failed = rec("w1", "Broncos [1].", part="web")
+    failed["trace"]["notes"] = ["web search failed, answering without it: searxng: refused"]
+    records = [failed, rec("w2", "Broncos [1].", part="web")]
+    modes = summarize(records, ["crag"], web=True)
+    assert modes["crag"]["web_failed"] == {
+        "n": 1,
+        "first": "web search failed, answering without it: searxng: refused",
+    }
+    summary = {
+        "run": {
+            "dataset_name": "toy", "questions": 2, "language": "en", "collection": "eval-toy",
+            "embedding": "all-MiniLM-L6-v2", "keyword_language": "english",
+            "grader": "g", "generator": "G", "thresholds": {"upper": 0.5, "lower": 0.2},
+            "web": "searxng", "evaluator": "LLM judge", "machine": "test",
+        },
+        "modes": modes,
+    }  # fmt: skip
+    md = write_report(summary, tmp_path)["report"].read_text()
+    assert "**Warning**: crag: web search failed on 1 of 2 questions" in md
+    clean = summarize([rec("w2", "Broncos [1].", part="web")], ["crag"], web=True)
+    assert clean["crag"]["web_failed"]["n"] == 0
