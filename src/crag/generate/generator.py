@@ -20,7 +20,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from crag.generate.answer_check import Checked, check_answer
-from crag.generate.citations import MARK, Source, check_citations, has_words, number_sources
+from crag.generate.citations import (
+    MARK,
+    Source,
+    answer_sentences,
+    check_citations,
+    cited_numbers,
+    has_words,
+    number_sources,
+)
 from crag.generate.framing import neutralise
 from crag.generate.language import detect_language, language_name
 from crag.generate.prompt import EXAMPLES, FEEDBACK, NOT_FOUND, SECOND_LOOK, SYSTEM, USER
@@ -48,6 +56,21 @@ _REASONS_TR = {
 def refusal_text(language: str, reason: str, key: str) -> str:
     template = _REFUSALS.get(language, _REFUSALS["en"])
     return template.format(reason=reason, reason_tr=_REASONS_TR.get(key, reason))
+
+
+def _only_all(found: list[Candidate]) -> bool:
+    """Every candidate came from the reading of all sources: no reading alone gave one."""
+    return all(c.reading == "all" for c in found)
+
+
+def _answer_source(c: Candidate, sources: list[Source]) -> int | None:
+    """The source a candidate's answer came from: where it is tied, else the one it cites."""
+    if c.source:
+        return c.source
+    cited = [
+        n for n in cited_numbers(answer_sentences(c.reply)[0]) if any(s.n == n for s in sources)
+    ]
+    return cited[0] if cited else None
 
 
 @dataclass(slots=True)
@@ -81,8 +104,8 @@ class Generator:
     # A reading of the best source alone also wins a near tie (within this much alignment)
     # against an answer the reading of all sources took from another source.
     prefer_best: float = 0.05
-    # When the evaluator was not sure, an answer needs corroboration: refused when only the
-    # reading of all sources gave one and the best sources read alone declined.
+    # When the evaluator was not sure, an answer needs corroboration: a reading of one source
+    # alone — the best-scored, else the one the answer came from — must give an answer too.
     corroborate: bool = True
 
     def generate(
@@ -159,27 +182,26 @@ class Generator:
         readings = [(raw, "all", 0)] if not self._declined(raw, sources) else []
         best = best_sources(strips, sources, self.read_alone if len(sources) > 1 else 0)
         for src in best:
-            alone = [Source(1, src.chunk, src.text)]
-            request = self._request(question, alone, language, extra, "generate-alone")
-            reply = self.llm.chat(request).text.strip()
-            if not self._declined(reply, alone):
-                readings.append((MARK.sub(f"[{src.n}]", reply), f"alone [{src.n}]", src.n))
-        found: list[Candidate] = []
-        for r, how, n in readings:
-            if (c := candidate(r, question, sources, how, read=n)) is None:
-                continue
-            if repeats_question(c.short, question):
-                notes.append(f"{c.short!r} ({how}) only repeats the question; not an answer")
-                continue
-            found.append(c)
+            if (reply := self._read_alone(question, src, language, extra)) is not None:
+                readings.append((reply, f"alone [{src.n}]", src.n))
+        found = self._candidates(readings, question, sources, notes)
+        unsure = evidence_floor is not None  # the evaluator did not say CORRECT
+        if self.corroborate and unsure and best and found and _only_all(found):
+            # the best sources read alone gave nothing: read the one the answer came from
+            own = _answer_source(found[0], sources)
+            holder = next((s for s in sources if s.n == own and s not in best), None)
+            if holder is not None:
+                notes.append(f"read source [{holder.n}], which holds the answer, alone")
+                if (reply := self._read_alone(question, holder, language, extra)) is not None:
+                    found += self._candidates([(reply, f"alone [{holder.n}]", holder.n)],
+                                              question, sources, notes)  # fmt: skip
         if not found:
             return self._refuse(language, sources, _NOT_IN_SOURCES, notes)
         notes.append("candidates: " + "; ".join(
             f"{c.short!r} ({c.reading}, tied {c.alignment:.2f} in [{c.source}])" for c in found
         ))  # fmt: skip
-        unsure = evidence_floor is not None  # the evaluator did not say CORRECT
-        if self.corroborate and unsure and best and all(c.reading == "all" for c in found):
-            notes.append("the best source read alone gave no answer: not corroborated")
+        if self.corroborate and unsure and best and _only_all(found):
+            notes.append("no source read alone gave an answer: not corroborated")
             return self._refuse(language, sources, _NOT_CORROBORATED, notes)
         ranked = rank(found, self.align_floor, self.prefer_best)
         if not ranked:
@@ -200,6 +222,29 @@ class Generator:
                 checked.text, checked.citations, False, language, sources, notes, checked.support
             )
         return self._refuse(language, sources, reason, notes)
+
+    def _read_alone(self, question: str, src: Source, language: str, extra: str) -> str | None:
+        """The reply of a reading of `src` alone, citing `src.n`; None when it declined."""
+        alone = [Source(1, src.chunk, src.text)]
+        request = self._request(question, alone, language, extra, "generate-alone")
+        reply = self.llm.chat(request).text.strip()
+        return None if self._declined(reply, alone) else MARK.sub(f"[{src.n}]", reply)
+
+    @staticmethod
+    def _candidates(
+        readings: list[tuple[str, str, int]], question: str, sources: list[Source], notes: list[str]
+    ) -> list[Candidate]:
+        """The candidates of `readings` (reply, how, source read); a reply that only repeats
+        the question is none (noted)."""
+        found: list[Candidate] = []
+        for r, how, n in readings:
+            if (c := candidate(r, question, sources, how, read=n)) is None:
+                continue
+            if repeats_question(c.short, question):
+                notes.append(f"{c.short!r} ({how}) only repeats the question; not an answer")
+                continue
+            found.append(c)
+        return found
 
     def _check(
         self,

@@ -209,3 +209,29 @@ def test_unsure_answers_need_the_best_source_read_alone_to_answer_too() -> None:
     both = ByPromptLLM("The New England Patriots [1].", {"Patriots": "The Patriots [1]."})
     agreed = Generator(both).generate(question, scored, reread=True, evidence_floor=0.0)
     assert not agreed.refused
+
+
+def test_an_unsure_answer_is_corroborated_by_reading_its_own_source_alone() -> None:
+    """The demo's bee question: the answer stands in a source other than the best-scored one,
+    which read alone declines; that source is then read alone, and its answer corroborates.
+    When it declines too, the answer is refused."""
+    question = "Who did the Broncos beat in the AFC Championship Game?"
+    other = "Super Bowl 50 was played in February 2016 at Levi's Stadium."
+    scored = [replace(s, score=v) for s, v in zip(strips(other, BRONCOS), (0.6, 0.3), strict=True)]
+    agrees = ByPromptLLM(
+        "The New England Patriots [2].",
+        {"Levi's": "NOT_FOUND", "Patriots": "The New England Patriots [1]."},
+    )
+    out = Generator(agrees).generate(question, scored, reread=True, evidence_floor=0.0)
+    assert not out.refused and out.text.startswith("The New England Patriots [2]")
+    assert [c.purpose for c in agrees.calls] == ["generate", "generate-alone", "generate-alone"]
+    assert any("read source [2], which holds the answer, alone" in n for n in out.notes)
+    declines = ByPromptLLM(
+        "The New England Patriots [2].", {"Levi's": "NOT_FOUND", "Patriots": "NOT_FOUND"}
+    )
+    refused = Generator(declines).generate(question, scored, reread=True, evidence_floor=0.0)
+    assert refused.refused and any("not corroborated" in n for n in refused.notes)
+    # the evaluator sure: no extra reading
+    sure = ByPromptLLM("The New England Patriots [2].", {"Levi's": "NOT_FOUND"})
+    assert not Generator(sure).generate(question, scored, reread=True).refused
+    assert len(sure.calls) == 2
