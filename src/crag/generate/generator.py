@@ -186,21 +186,16 @@ class Generator:
                 readings.append((reply, f"alone [{src.n}]", src.n))
         found = self._candidates(readings, question, sources, notes)
         unsure = evidence_floor is not None  # the evaluator did not say CORRECT
+        corroborated = True
         if self.corroborate and unsure and best and found and _only_all(found):
-            # the best sources read alone gave nothing: read the one the answer came from
-            own = _answer_source(found[0], sources)
-            holder = next((s for s in sources if s.n == own and s not in best), None)
-            if holder is not None:
-                notes.append(f"read source [{holder.n}], which holds the answer, alone")
-                if (reply := self._read_alone(question, holder, language, extra)) is not None:
-                    found += self._candidates([(reply, f"alone [{holder.n}]", holder.n)],
-                                              question, sources, notes)  # fmt: skip
+            corroborated = self._corroborated(found[0], best, question, sources, language, extra,
+                                              notes)  # fmt: skip
         if not found:
             return self._refuse(language, sources, _NOT_IN_SOURCES, notes)
         notes.append("candidates: " + "; ".join(
             f"{c.short!r} ({c.reading}, tied {c.alignment:.2f} in [{c.source}])" for c in found
         ))  # fmt: skip
-        if self.corroborate and unsure and best and _only_all(found):
+        if not corroborated:
             notes.append("no source read alone gave an answer: not corroborated")
             return self._refuse(language, sources, _NOT_CORROBORATED, notes)
         ranked = rank(found, self.align_floor, self.prefer_best)
@@ -229,6 +224,32 @@ class Generator:
         request = self._request(question, alone, language, extra, "generate-alone")
         reply = self.llm.chat(request).text.strip()
         return None if self._declined(reply, alone) else MARK.sub(f"[{src.n}]", reply)
+
+    def _corroborated(
+        self,
+        main: Candidate,
+        best: list[Source],
+        question: str,
+        sources: list[Source],
+        language: str,
+        extra: str,
+        notes: list[str],
+    ) -> bool:
+        """The best sources read alone gave no answer: does the source `main`'s answer came
+        from, read alone, give one? Its answer only corroborates; it does not compete with
+        `main` (read alone, a passage makes the model name *something* near the topic)."""
+        own = _answer_source(main, sources)
+        holder = next((s for s in sources if s.n == own and s not in best), None)
+        if holder is None:
+            return False
+        reply = self._read_alone(question, holder, language, extra)
+        how = f"alone [{holder.n}]"
+        found = (
+            self._candidates([(reply, how, holder.n)], question, sources, notes) if reply else []
+        )
+        said = repr(found[0].short) if found else "nothing"
+        notes.append(f"read source [{holder.n}], which holds the answer, alone: it gives {said}")
+        return bool(found)
 
     @staticmethod
     def _candidates(
