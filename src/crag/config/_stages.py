@@ -132,8 +132,8 @@ class GenerateSettings(BaseModel):
         True,
         description=(
             "crag modes, unless the evaluator said CORRECT: an answer only the reading of all "
-            "sources gave is refused when the best source, read alone, declines "
-            "(docs/how-it-decides.md)."
+            "sources gave is refused when neither the best source nor the one the answer came "
+            "from, read alone, gives an answer (docs/how-it-decides.md)."
         ),
     )
     temperature: float = Field(0.0, ge=0, le=2)
