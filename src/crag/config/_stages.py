@@ -129,11 +129,11 @@ class GenerateSettings(BaseModel):
         ),
     )
     corroborate: bool = Field(
-        True,
+        False,
         description=(
-            "crag modes, unless the evaluator said CORRECT: an answer only the reading of all "
-            "sources gave is refused when neither the best source nor the one the answer came "
-            "from, read alone, gives an answer (docs/how-it-decides.md)."
+            "crag modes, stricter: unless the evaluator said CORRECT, refuse an answer only the "
+            "reading of all sources gave when the best source, read alone, declined. Fewer "
+            "wrong answers, fewer right ones (docs/benchmarks.md#corroboration)."
         ),
     )
     temperature: float = Field(0.0, ge=0, le=2)

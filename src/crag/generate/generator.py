@@ -23,9 +23,7 @@ from crag.generate.answer_check import Checked, check_answer
 from crag.generate.citations import (
     MARK,
     Source,
-    answer_sentences,
     check_citations,
-    cited_numbers,
     has_words,
     number_sources,
 )
@@ -63,16 +61,6 @@ def _only_all(found: list[Candidate]) -> bool:
     return all(c.reading == "all" for c in found)
 
 
-def _answer_source(c: Candidate, sources: list[Source]) -> int | None:
-    """The source a candidate's answer came from: where it is tied, else the one it cites."""
-    if c.source:
-        return c.source
-    cited = [
-        n for n in cited_numbers(answer_sentences(c.reply)[0]) if any(s.n == n for s in sources)
-    ]
-    return cited[0] if cited else None
-
-
 @dataclass(slots=True)
 class Generated:
     text: str
@@ -104,9 +92,9 @@ class Generator:
     # A reading of the best source alone also wins a near tie (within this much alignment)
     # against an answer the reading of all sources took from another source.
     prefer_best: float = 0.05
-    # When the evaluator was not sure, an answer needs corroboration: a reading of one source
-    # alone — the best-scored, else the one the answer came from — must give an answer too.
-    corroborate: bool = True
+    # Stricter, off by default: when the evaluator was not sure, refuse an answer only the
+    # reading of all sources gave, the best sources read alone having declined.
+    corroborate: bool = False
 
     def generate(
         self,
@@ -185,18 +173,14 @@ class Generator:
             if (reply := self._read_alone(question, src, language, extra)) is not None:
                 readings.append((reply, f"alone [{src.n}]", src.n))
         found = self._candidates(readings, question, sources, notes)
-        unsure = evidence_floor is not None  # the evaluator did not say CORRECT
-        corroborated = True
-        if self.corroborate and unsure and best and found and _only_all(found):
-            corroborated = self._corroborated(found[0], best, question, sources, language, extra,
-                                              notes)  # fmt: skip
         if not found:
             return self._refuse(language, sources, _NOT_IN_SOURCES, notes)
         notes.append("candidates: " + "; ".join(
             f"{c.short!r} ({c.reading}, tied {c.alignment:.2f} in [{c.source}])" for c in found
         ))  # fmt: skip
-        if not corroborated:
-            notes.append("no source read alone gave an answer: not corroborated")
+        unsure = evidence_floor is not None  # the evaluator did not say CORRECT
+        if self.corroborate and unsure and best and _only_all(found):
+            notes.append("the best source read alone gave no answer: not corroborated")
             return self._refuse(language, sources, _NOT_CORROBORATED, notes)
         ranked = rank(found, self.align_floor, self.prefer_best)
         if not ranked:
@@ -224,32 +208,6 @@ class Generator:
         request = self._request(question, alone, language, extra, "generate-alone")
         reply = self.llm.chat(request).text.strip()
         return None if self._declined(reply, alone) else MARK.sub(f"[{src.n}]", reply)
-
-    def _corroborated(
-        self,
-        main: Candidate,
-        best: list[Source],
-        question: str,
-        sources: list[Source],
-        language: str,
-        extra: str,
-        notes: list[str],
-    ) -> bool:
-        """The best sources read alone gave no answer: does the source `main`'s answer came
-        from, read alone, give one? Its answer only corroborates; it does not compete with
-        `main` (read alone, a passage makes the model name *something* near the topic)."""
-        own = _answer_source(main, sources)
-        holder = next((s for s in sources if s.n == own and s not in best), None)
-        if holder is None:
-            return False
-        reply = self._read_alone(question, holder, language, extra)
-        how = f"alone [{holder.n}]"
-        found = (
-            self._candidates([(reply, how, holder.n)], question, sources, notes) if reply else []
-        )
-        said = repr(found[0].short) if found else "nothing"
-        notes.append(f"read source [{holder.n}], which holds the answer, alone: it gives {said}")
-        return bool(found)
 
     @staticmethod
     def _candidates(

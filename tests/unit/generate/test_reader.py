@@ -183,55 +183,32 @@ def test_the_generator_passes_over_a_reading_that_repeats_the_question() -> None
     assert Generator(alone).generate(question, scored, reread=True).refused
 
 
-def test_unsure_answers_need_the_best_source_read_alone_to_answer_too() -> None:
-    """When the evaluator was not sure (an evidence floor is set), an answer only the reading
-    of all sources gave, while the best source read alone declined, is refused; with the
-    evaluator sure (no floor), or `corroborate` off, it stands."""
+def test_corroboration_refuses_an_unsure_answer_the_best_source_alone_does_not_give() -> None:
+    """`corroborate` (off by default): when the evaluator was not sure (an evidence floor is
+    set), an answer only the reading of all sources gave, while the best source read alone
+    declined, is refused — even when the answer stands in another source (the demo's bee
+    answer is such a case: the reason it is off). With the evaluator sure it stands."""
     question = "Who did the Broncos beat in the AFC Championship Game?"
     other = "Super Bowl 50 was played in February 2016 at Levi's Stadium."
-    scored = [replace(s, score=v) for s, v in zip(strips(BRONCOS, other), (0.6, 0.3), strict=True)]
+    for first, reply in ((BRONCOS, "[1]"), (other, "[2]")):
+        pair = strips(first, other if first is BRONCOS else BRONCOS)
+        scored = [replace(s, score=v) for s, v in zip(pair, (0.6, 0.3), strict=True)]
 
-    def llm() -> ByPromptLLM:
-        return ByPromptLLM("The New England Patriots [1].", {"Patriots": "NOT_FOUND"})
+        def llm(reply: str = reply) -> ByPromptLLM:
+            return ByPromptLLM(f"The New England Patriots {reply}.", {"": "NOT_FOUND"})
 
-    unsure = Generator(llm(), verify_cut=0.0).generate(
-        question, scored, reread=True, evidence_floor=0.0
-    )
-    assert unsure.refused and "read on its own, does not give the answer" in unsure.text
-    assert any("not corroborated" in n for n in unsure.notes)
-    sure = Generator(llm()).generate(question, scored, reread=True)
-    assert not sure.refused and sure.text.startswith("The New England Patriots [1]")
-    off = Generator(llm(), corroborate=False).generate(
-        question, scored, reread=True, evidence_floor=0.0
-    )
-    assert not off.refused
+        strict = Generator(llm(), corroborate=True)
+        unsure = strict.generate(question, scored, reread=True, evidence_floor=0.0)
+        assert unsure.refused and "read on its own, does not give the answer" in unsure.text
+        assert any("not corroborated" in n for n in unsure.notes)
+        sure = Generator(llm(), corroborate=True).generate(question, scored, reread=True)
+        assert not sure.refused and sure.text.startswith("The New England Patriots")
+        default = Generator(llm()).generate(question, scored, reread=True, evidence_floor=0.0)
+        assert not default.refused  # off by default
     # corroborated: the best source read alone gives an answer (even another one)
     both = ByPromptLLM("The New England Patriots [1].", {"Patriots": "The Patriots [1]."})
-    agreed = Generator(both).generate(question, scored, reread=True, evidence_floor=0.0)
+    pair = [replace(s, score=v) for s, v in zip(strips(BRONCOS, other), (0.6, 0.3), strict=True)]
+    agreed = Generator(both, corroborate=True).generate(
+        question, pair, reread=True, evidence_floor=0.0
+    )
     assert not agreed.refused
-
-
-def test_an_unsure_answer_is_corroborated_by_reading_its_own_source_alone() -> None:
-    """The demo's bee question: the answer stands in a source other than the best-scored one,
-    which read alone declines; that source is then read alone, and its answer corroborates.
-    When it declines too, the answer is refused."""
-    question = "Who did the Broncos beat in the AFC Championship Game?"
-    other = "Super Bowl 50 was played in February 2016 at Levi's Stadium."
-    scored = [replace(s, score=v) for s, v in zip(strips(other, BRONCOS), (0.6, 0.3), strict=True)]
-    agrees = ByPromptLLM(
-        "The New England Patriots [2].",
-        {"Levi's": "NOT_FOUND", "Patriots": "The New England Patriots [1]."},
-    )
-    out = Generator(agrees).generate(question, scored, reread=True, evidence_floor=0.0)
-    assert not out.refused and out.text.startswith("The New England Patriots [2]")
-    assert [c.purpose for c in agrees.calls] == ["generate", "generate-alone", "generate-alone"]
-    assert any("read source [2], which holds the answer, alone" in n for n in out.notes)
-    declines = ByPromptLLM(
-        "The New England Patriots [2].", {"Levi's": "NOT_FOUND", "Patriots": "NOT_FOUND"}
-    )
-    refused = Generator(declines).generate(question, scored, reread=True, evidence_floor=0.0)
-    assert refused.refused and any("not corroborated" in n for n in refused.notes)
-    # the evaluator sure: no extra reading
-    sure = ByPromptLLM("The New England Patriots [2].", {"Levi's": "NOT_FOUND"})
-    assert not Generator(sure).generate(question, scored, reread=True).refused
-    assert len(sure.calls) == 2
