@@ -20,13 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from crag.generate.answer_check import Checked, check_answer
-from crag.generate.citations import (
-    MARK,
-    Source,
-    check_citations,
-    has_words,
-    number_sources,
-)
+from crag.generate.citations import MARK, Source, check_citations, has_words, number_sources
 from crag.generate.framing import neutralise
 from crag.generate.language import detect_language, language_name
 from crag.generate.prompt import EXAMPLES, FEEDBACK, NOT_FOUND, SECOND_LOOK, SYSTEM, USER
