@@ -33,19 +33,18 @@ from typing import Any
 
 from bench.common import console, print_table, write_results
 from crag.eval.metrics import contains_answer
+from crag.eval.summary import expects_answer
 
 # one candidate in the generator's "candidates: …" note (crag.generate.generator)
 _CANDIDATE = re.compile(
     r"""(?:'(?:[^']|'(?! \())*'|"[^"]*") \((all|alone \[\d+\]), tied [0-9.]+ in \[\d+\]\)"""
 )  # a short answer is shown as Python's repr: in single quotes, or double when it holds one
-KINDS = ("right", "wrong", "refused", "near_answered", "near_refused")
 
 
-def outcome(r: dict[str, Any]) -> str:
-    """right / wrong / refused for answerable questions, near_answered / near_refused for
-    questions whose answer is absent (near miss, held out, unanswerable)."""
-    absent = r.get("part") in ("near_miss", "held_out") or not r["answerable"]
-    if absent:
+def outcome(r: dict[str, Any], web: bool) -> str:
+    """right / wrong / refused for questions crag should answer (`expects_answer`, as the
+    eval summary decides), near_answered / near_refused for the others."""
+    if not expects_answer(r, web):
         return "near_refused" if r["refused"] else "near_answered"
     if r["refused"]:
         return "refused"
@@ -62,8 +61,8 @@ def uncorroborated(r: dict[str, Any]) -> bool:
     return bool(readings) and all(how == "all" for how in readings)
 
 
-def replay(r: dict[str, Any], lower: float | None, corroborate: bool) -> str:
-    kind = outcome(r)
+def replay(r: dict[str, Any], web: bool, lower: float | None, corroborate: bool) -> str:
+    kind = outcome(r, web)
     refused = "near_refused" if kind.startswith("near") else "refused"
     if lower is not None and not r["refused"]:
         best = max((e["score"] for e in r["trace"]["evaluations"]), default=0.0)
@@ -105,12 +104,13 @@ def main() -> None:
     args = parser.parse_args()
     table, out = [], {}
     for run in args.runs:
-        if args.lower is not None and _web(run) != "none":
+        web = _web(run) != "none"
+        if args.lower is not None and web:
             raise SystemExit(f"{run}: made with web search; --lower cannot be replayed")
         rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
         rows = [r for r in rows if r["mode"] != "rag" and not r.get("error")]
-        before = Counter(outcome(r) for r in rows)
-        after = Counter(replay(r, args.lower, args.corroborate) for r in rows)
+        before = Counter(outcome(r, web) for r in rows)
+        after = Counter(replay(r, web, args.lower, args.corroborate) for r in rows)
         table.append([run.name, "as run", *figures(before)])
         table.append([run.name, "replayed", *figures(after)])
         out[str(run)] = {"before": dict(before), "after": dict(after)}
