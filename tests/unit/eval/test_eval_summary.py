@@ -166,17 +166,23 @@ def test_split_parts_decide_what_should_be_answered() -> None:
     assert s["by_part"]["web"]["n_unanswerable"] == 1
 
 
+def toy_summary(modes: dict[str, Any], questions: int, web: str = "none") -> dict[str, Any]:
+    """A summary as `crag eval` writes it: a toy run's header around `modes`."""
+    return {
+        "run": {
+            "dataset_name": "toy", "questions": questions, "language": "en",
+            "collection": "eval-toy", "embedding": "all-MiniLM-L6-v2",
+            "keyword_language": "english", "grader": "g", "generator": "G",
+            "thresholds": {"upper": 0.5, "lower": 0.2}, "web": web,
+            "evaluator": "LLM judge", "machine": "test",
+        },
+        "modes": modes,
+    }  # fmt: skip
+
+
 def test_report_writes_summary_markdown_and_pngs(tmp_path: Path) -> None:
     rag = [rec(r["id"], r["answer"], mode="rag", verdict=None) for r in RECORDS[:4]]
-    summary = {
-        "run": {
-            "dataset_name": "toy", "questions": 6, "language": "en", "collection": "eval-toy",
-            "embedding": "all-MiniLM-L6-v2", "keyword_language": "english",
-            "grader": "g", "generator": "G", "thresholds": {"upper": 0.5, "lower": 0.2},
-            "web": "none", "evaluator": "LLM judge", "machine": "test",
-        },
-        "modes": summarize(rag + RECORDS, ["rag", "crag"]),
-    }  # fmt: skip
+    summary = toy_summary(summarize(rag + RECORDS, ["rag", "crag"]), questions=6)
     paths = write_report(summary, tmp_path)
     saved = json.loads(paths["summary"].read_text())
     assert saved["modes"]["crag"]["answers"]["accuracy"] == pytest.approx(0.25)
@@ -261,15 +267,7 @@ def test_failed_web_searches_are_counted_and_warned_about(tmp_path: Path) -> Non
         "n": 1,
         "first": "web search failed, answering without it: searxng: refused",
     }
-    summary = {
-        "run": {
-            "dataset_name": "toy", "questions": 2, "language": "en", "collection": "eval-toy",
-            "embedding": "all-MiniLM-L6-v2", "keyword_language": "english",
-            "grader": "g", "generator": "G", "thresholds": {"upper": 0.5, "lower": 0.2},
-            "web": "searxng", "evaluator": "LLM judge", "machine": "test",
-        },
-        "modes": modes,
-    }  # fmt: skip
+    summary = toy_summary(modes, questions=2, web="searxng")
     md = write_report(summary, tmp_path)["report"].read_text()
     assert "**Warning**: crag: web search failed on 1 of 2 questions" in md
     clean = summarize([rec("w2", "Broncos [1].", part="web")], ["crag"], web=True)
