@@ -162,8 +162,15 @@ class Generator:
         """The reading of all sources and of the best ones alone: the best-tied candidate that
         passes the answer check is the answer (crag.generate.reader)."""
         readings = [(raw, "all", 0)] if not self._declined(raw, sources) else []
+        held = self._held(readings, question, sources)
         best = best_sources(strips, sources, self.read_alone if len(sources) > 1 else 0)
+        read = 0  # sources actually read alone
         for src in best:
+            if src.n == held:
+                notes.append(f"source [{src.n}] holds the answer of the reading of all sources: "
+                             "not read again alone")  # fmt: skip
+                continue
+            read += 1
             if (reply := self._read_alone(question, src, language, extra)) is not None:
                 readings.append((reply, f"alone [{src.n}]", src.n))
         found = self._candidates(readings, question, sources, notes)
@@ -173,7 +180,7 @@ class Generator:
             f"{c.short!r} ({c.reading}, tied {c.alignment:.2f} in [{c.source}])" for c in found
         ))  # fmt: skip
         unsure = evidence_floor is not None  # the evaluator did not say CORRECT
-        if self.corroborate and unsure and best and _only_all(found):
+        if self.corroborate and unsure and read and _only_all(found):
             notes.append("the best source read alone gave no answer: not corroborated")
             return self._refuse(language, sources, _NOT_CORROBORATED, notes)
         ranked = rank(found, self.align_floor, self.prefer_best)
@@ -195,6 +202,19 @@ class Generator:
                 checked.text, checked.citations, False, language, sources, notes, checked.support
             )
         return self._refuse(language, sources, reason, notes)
+
+    @staticmethod
+    def _held(readings: list[tuple[str, str, int]], question: str, sources: list[Source]) -> int:
+        """The source that ties the reading of all sources' answer to the question (0: none).
+
+        Reading that source again alone would re-read the passage the answer already came
+        from: the readings alone are there for answers copied from the wrong source."""
+        if not readings:
+            return 0
+        c = candidate(readings[0][0], question, sources, "all")
+        if c is None or c.alignment <= 0.0 or repeats_question(c.short, question):
+            return 0
+        return c.source
 
     def _read_alone(self, question: str, src: Source, language: str, extra: str) -> str | None:
         """The reply of a reading of `src` alone, citing `src.n`; None when it declined."""

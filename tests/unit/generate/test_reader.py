@@ -94,13 +94,15 @@ class ByPromptLLM:
         return ChatResult(text=self.together, finish_reason="stop")
 
 
+NFC = "The Carolina Panthers beat the Arizona Cardinals in the NFC Championship Game."
+
+
 def test_crag_answers_with_the_reading_that_ties_the_answer_to_the_question() -> None:
     question = "Who did the Broncos beat in the AFC Championship Game?"
-    other = "Super Bowl 50 was played in February 2016 at Levi's Stadium."
-    scored = [replace(s, score=v) for s, v in zip(strips(other, BRONCOS), (0.3, 0.6), strict=True)]
+    scored = [replace(s, score=v) for s, v in zip(strips(NFC, BRONCOS), (0.3, 0.6), strict=True)]
     llm = ByPromptLLM(
-        "Carolina Panthers [1].",  # misread, and miscited
-        {"Patriots": "The New England Patriots [1].", "Levi's": "NOT_FOUND"},
+        "Carolina Panthers [2].",  # copied from the wrong source, and miscited
+        {"Patriots": "The New England Patriots [1].", "Cardinals": "NOT_FOUND"},
     )
     out = Generator(llm).generate(question, scored, reread=True)
     assert not out.refused and out.text.startswith("The New England Patriots [2]")
@@ -110,6 +112,27 @@ def test_crag_answers_with_the_reading_that_ties_the_answer_to_the_question() ->
     once = ByPromptLLM("Carolina Panthers [2].", {})
     plain = Generator(once).generate(question, scored)
     assert plain.text.startswith("Carolina Panthers") and len(once.calls) == 1
+
+
+def test_the_source_the_answer_already_stands_in_is_not_read_again_alone() -> None:
+    """The readings alone are for answers copied from the wrong source: when the reading of
+    all sources already ties its answer in the best-scored source, that source is not read
+    again (a model call saved), and the next best one is read instead."""
+    question = "Who did the Broncos beat in the AFC Championship Game?"
+    scored = [replace(s, score=v) for s, v in zip(strips(NFC, BRONCOS), (0.3, 0.6), strict=True)]
+    llm = ByPromptLLM("The New England Patriots [2].", {"Cardinals": "NOT_FOUND"})
+    out = Generator(llm).generate(question, scored, reread=True)
+    assert out.text.startswith("The New England Patriots [2]")
+    assert [c.purpose for c in llm.calls] == ["generate"]
+    assert any("source [2] holds the answer" in n for n in out.notes)
+    two = ByPromptLLM("The New England Patriots [2].", {"Cardinals": "NOT_FOUND"})
+    Generator(two, read_alone=2).generate(question, scored, reread=True)
+    assert [c.purpose for c in two.calls] == ["generate", "generate-alone"]
+    assert "Cardinals" in two.calls[1].messages[-1].content  # the next best source
+    # an answer tied nowhere (or a refusal) leaves the best source to be read alone
+    none = ByPromptLLM("NOT_FOUND", {"Patriots": "The New England Patriots [1]."})
+    assert Generator(none).generate(question, scored, reread=True).text.startswith("The New")
+    assert [c.purpose for c in none.calls] == ["generate", "generate-alone"]
 
 
 def test_a_reading_alone_below_the_alignment_floor_is_not_an_answer() -> None:
@@ -190,25 +213,29 @@ def test_corroboration_refuses_an_unsure_answer_the_best_source_alone_does_not_g
     answer is such a case: the reason it is off). With the evaluator sure it stands."""
     question = "Who did the Broncos beat in the AFC Championship Game?"
     other = "Super Bowl 50 was played in February 2016 at Levi's Stadium."
-    for first, reply in ((BRONCOS, "[1]"), (other, "[2]")):
-        pair = strips(first, other if first is BRONCOS else BRONCOS)
-        scored = [replace(s, score=v) for s, v in zip(pair, (0.6, 0.3), strict=True)]
+    scored = [replace(s, score=v) for s, v in zip(strips(other, BRONCOS), (0.6, 0.3), strict=True)]
 
-        def llm(reply: str = reply) -> ByPromptLLM:
-            return ByPromptLLM(f"The New England Patriots {reply}.", {"": "NOT_FOUND"})
+    def llm() -> ByPromptLLM:
+        return ByPromptLLM("The New England Patriots [2].", {"": "NOT_FOUND"})
 
-        strict = Generator(llm(), corroborate=True)
-        unsure = strict.generate(question, scored, reread=True, evidence_floor=0.0)
-        assert unsure.refused and "read on its own, does not give the answer" in unsure.text
-        assert any("not corroborated" in n for n in unsure.notes)
-        sure = Generator(llm(), corroborate=True).generate(question, scored, reread=True)
-        assert not sure.refused and sure.text.startswith("The New England Patriots")
-        default = Generator(llm()).generate(question, scored, reread=True, evidence_floor=0.0)
-        assert not default.refused  # off by default
+    strict = Generator(llm(), corroborate=True)
+    unsure = strict.generate(question, scored, reread=True, evidence_floor=0.0)
+    assert unsure.refused and "read on its own, does not give the answer" in unsure.text
+    assert any("not corroborated" in n for n in unsure.notes)
+    sure = Generator(llm(), corroborate=True).generate(question, scored, reread=True)
+    assert not sure.refused and sure.text.startswith("The New England Patriots")
+    default = Generator(llm()).generate(question, scored, reread=True, evidence_floor=0.0)
+    assert not default.refused  # off by default
     # corroborated: the best source read alone gives an answer (even another one)
-    both = ByPromptLLM("The New England Patriots [1].", {"Patriots": "The Patriots [1]."})
-    pair = [replace(s, score=v) for s, v in zip(strips(BRONCOS, other), (0.6, 0.3), strict=True)]
+    both = ByPromptLLM("The New England Patriots [2].", {"Levi's": "Levi's Stadium [1]."})
     agreed = Generator(both, corroborate=True).generate(
-        question, pair, reread=True, evidence_floor=0.0
+        question, scored, reread=True, evidence_floor=0.0
     )
     assert not agreed.refused
+    # or the answer already stands in the best source (which is then not read again)
+    pair = [replace(s, score=v) for s, v in zip(strips(BRONCOS, other), (0.6, 0.3), strict=True)]
+    held = ByPromptLLM("The New England Patriots [1].", {"": "NOT_FOUND"})
+    kept = Generator(held, corroborate=True).generate(
+        question, pair, reread=True, evidence_floor=0.0
+    )
+    assert not kept.refused and [c.purpose for c in held.calls] == ["generate"]
