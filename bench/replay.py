@@ -35,7 +35,8 @@ from bench.common import console, print_table, write_results
 from crag.eval.metrics import contains_answer
 from crag.eval.summary import expects_answer
 
-# one candidate in the generator's "candidates: …" note (crag.generate.generator)
+# one candidate in the generator's "candidates: …" note, for traces stored before the trace
+# held them as records (`candidates`, `read_alone`)
 _CANDIDATE = re.compile(
     r"""(?:'(?:[^']|'(?! \())*'|"[^"]*") \((all|alone \[\d+\]), tied [0-9.]+ in \[\d+\]\)"""
 )  # a short answer is shown as Python's repr: in single quotes, or double when it holds one
@@ -53,10 +54,15 @@ def outcome(r: dict[str, Any], web: bool) -> str:
 
 
 def uncorroborated(r: dict[str, Any]) -> bool:
-    """An answer under a verdict other than CORRECT that only the reading of all sources gave."""
-    if r["refused"] or r["verdict"] == "correct" or len(r["trace"]["reranked"]) < 2:
+    """An answer under a verdict other than CORRECT that only the reading of all sources gave,
+    some source having been read alone (and declined)."""
+    trace = r["trace"]
+    if r["refused"] or r["verdict"] == "correct" or len(trace["reranked"]) < 2:
         return False
-    notes = [n for n in r["trace"]["notes"] if n.startswith("candidates: ")]
+    if "candidates" in trace:  # traces since the candidates were typed records
+        readings = [c["reading"] for c in trace["candidates"]]
+        return bool(readings and trace["read_alone"]) and all(how == "all" for how in readings)
+    notes = [n for n in trace["notes"] if n.startswith("candidates: ")]
     readings = _CANDIDATE.findall(notes[0]) if notes else []
     return bool(readings) and all(how == "all" for how in readings)
 

@@ -19,6 +19,7 @@ from crag.modes import Mode
 from crag.types import ModelCall, ScoredChunk, Strip, Verdict
 
 __all__ = [
+    "CandidateRecord",
     "ClaimRecord",
     "Evaluation",
     "Hit",
@@ -86,6 +87,17 @@ class StripRecord(_Record):
     @classmethod
     def of(cls, s: Strip, kept: bool) -> StripRecord:
         return cls(chunk_id=s.chunk.id, score=judge_score(s.score), kept=kept, text=s.text)
+
+
+class CandidateRecord(_Record):
+    """One reading's answer in crag's modes (`crag.generate.reader`): its short answer, the
+    reading that gave it ("all" sources at once or "alone [n]"), and the source where the
+    question's words stand closest to it, with that alignment (source 0: tied nowhere)."""
+
+    short: str
+    reading: str
+    source: int
+    alignment: float
 
 
 class RewriteRecord(_Record):
@@ -188,6 +200,9 @@ class TracePart(_Record):
     strips: list[StripRecord] = Field(default_factory=list)
     web_query: str | None = None
     web: WebRecord | None = None
+    # crag's readings: every candidate answer, and the sources read alone (in that order)
+    candidates: list[CandidateRecord] = Field(default_factory=list)
+    read_alone: list[int] = Field(default_factory=list)
     reflection: ReflectionRecord | None = None
     calls: list[ModelCall] = Field(default_factory=list)
     stages_ms: dict[str, float] = Field(default_factory=dict)

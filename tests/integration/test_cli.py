@@ -95,6 +95,11 @@ def test_ask_json_trace_and_graph(
     trace = Trace.model_validate(answer["trace"])  # the typed schema reads it back
     assert len(trace.evaluations) == 5 and trace.stages_ms["generate"] > 0
     assert {c.role for c in trace.calls} <= {"grader", "generator"}
+    # crag's readings are typed records: each candidate names its reading and source
+    assert answer["refused"] or trace.candidates
+    assert all(c.reading == "all" or c.reading.startswith("alone [") for c in trace.candidates)
+    alone = [c for c in trace.calls if c.purpose == "generate-alone"]
+    assert len(alone) == len(trace.read_alone) <= 1
     for c in answer["citations"]:
         assert f"[{c['n']}]" in answer["answer"] and Path(c["source"]).exists()
     shown = run("ask", question, "--trace", "--mode", "rag")

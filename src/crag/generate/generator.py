@@ -24,7 +24,7 @@ from crag.generate.citations import MARK, Source, check_citations, has_words, nu
 from crag.generate.framing import neutralise
 from crag.generate.language import detect_language, language_name
 from crag.generate.prompt import EXAMPLES, FEEDBACK, NOT_FOUND, SECOND_LOOK, SYSTEM, USER
-from crag.generate.reader import Candidate, best_sources, candidate, rank, repeats_question
+from crag.generate.reader import Candidate, best_sources, candidates, held_source, rank
 from crag.models.llm.base import LLM, ChatRequest, Message, stream_chat
 from crag.types import Citation, Strip
 
@@ -67,6 +67,9 @@ class Generated:
     # least supported kept sentence (share of its new content words found in the sources it
     # cites), 1.0 for a refusal. Self-RAG's `--reflect auto` reflects when it is low.
     support: float = 1.0
+    # crag's readings (`reread`): the candidate answers, and the sources read alone
+    candidates: list[Candidate] = field(default_factory=list)
+    read_alone: list[int] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -162,18 +165,37 @@ class Generator:
         """The reading of all sources and of the best ones alone: the best-tied candidate that
         passes the answer check is the answer (crag.generate.reader)."""
         readings = [(raw, "all", 0)] if not self._declined(raw, sources) else []
-        held = self._held(readings, question, sources)
+        held = held_source(raw, question, sources) if readings else 0
         best = best_sources(strips, sources, self.read_alone if len(sources) > 1 else 0)
-        read = 0  # sources actually read alone
+        read: list[int] = []  # the sources read alone
         for src in best:
             if src.n == held:
                 notes.append(f"source [{src.n}] holds the answer of the reading of all sources: "
                              "not read again alone")  # fmt: skip
                 continue
-            read += 1
+            read.append(src.n)
             if (reply := self._read_alone(question, src, language, extra)) is not None:
                 readings.append((reply, f"alone [{src.n}]", src.n))
-        found = self._candidates(readings, question, sources, notes)
+        found = candidates(readings, question, sources, notes)
+        out = self._choose(found, bool(read), question, sources, strips, language, notes,
+                           evidence_floor, finish_reason)  # fmt: skip
+        out.candidates, out.read_alone = found, read
+        return out
+
+    def _choose(
+        self,
+        found: list[Candidate],
+        read: bool,
+        question: str,
+        sources: list[Source],
+        strips: list[Strip],
+        language: str,
+        notes: list[str],
+        evidence_floor: float | None,
+        finish_reason: str | None,
+    ) -> Generated:
+        """The first of the ranked candidates that passes the answer check, or a refusal.
+        `read`: some source was read alone (corroboration needs one to have declined)."""
         if not found:
             return self._refuse(language, sources, _NOT_IN_SOURCES, notes)
         notes.append("candidates: " + "; ".join(
@@ -203,41 +225,12 @@ class Generator:
             )
         return self._refuse(language, sources, reason, notes)
 
-    @staticmethod
-    def _held(readings: list[tuple[str, str, int]], question: str, sources: list[Source]) -> int:
-        """The source that ties the reading of all sources' answer to the question (0: none).
-
-        Reading that source again alone would re-read the passage the answer already came
-        from: the readings alone are there for answers copied from the wrong source."""
-        if not readings:
-            return 0
-        c = candidate(readings[0][0], question, sources, "all")
-        if c is None or c.alignment <= 0.0 or repeats_question(c.short, question):
-            return 0
-        return c.source
-
     def _read_alone(self, question: str, src: Source, language: str, extra: str) -> str | None:
         """The reply of a reading of `src` alone, citing `src.n`; None when it declined."""
         alone = [Source(1, src.chunk, src.text)]
         request = self._request(question, alone, language, extra, "generate-alone")
         reply = self.llm.chat(request).text.strip()
         return None if self._declined(reply, alone) else MARK.sub(f"[{src.n}]", reply)
-
-    @staticmethod
-    def _candidates(
-        readings: list[tuple[str, str, int]], question: str, sources: list[Source], notes: list[str]
-    ) -> list[Candidate]:
-        """The candidates of `readings` (reply, how, source read); a reply that only repeats
-        the question is none (noted)."""
-        found: list[Candidate] = []
-        for r, how, n in readings:
-            if (c := candidate(r, question, sources, how, read=n)) is None:
-                continue
-            if repeats_question(c.short, question):
-                notes.append(f"{c.short!r} ({how}) only repeats the question; not an answer")
-                continue
-            found.append(c)
-        return found
 
     def _check(
         self,

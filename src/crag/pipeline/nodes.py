@@ -20,7 +20,15 @@ from crag.models.reranker import rerank
 from crag.pipeline.reflect_step import reflect
 from crag.pipeline.stage import stage
 from crag.pipeline.state import Components, CragState
-from crag.trace import Evaluation, Hit, StripRecord, Thresholds, TracePart, judge_score
+from crag.trace import (
+    CandidateRecord,
+    Evaluation,
+    Hit,
+    StripRecord,
+    Thresholds,
+    TracePart,
+    judge_score,
+)
 from crag.types import ScoredChunk, Strip, Verdict
 
 __all__ = ["NODES", "Node"]
@@ -164,7 +172,16 @@ def _generate(
             evidence_floor=evidence_floor,
             reread=reread,
         )
-    return {"generated": generated, "trace": log.part(TracePart(notes=list(generated.notes)))}
+    readings = [
+        CandidateRecord(
+            short=k.short, reading=k.reading, source=k.source, alignment=round(k.alignment, 4)
+        )
+        for k in generated.candidates
+    ]
+    part = TracePart(
+        notes=list(generated.notes), candidates=readings, read_alone=generated.read_alone
+    )
+    return {"generated": generated, "trace": log.part(part)}
 
 
 def generate_from_passages(state: CragState, runtime: Runtime[Components]) -> CragState:

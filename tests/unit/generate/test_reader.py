@@ -125,10 +125,12 @@ def test_the_source_the_answer_already_stands_in_is_not_read_again_alone() -> No
     assert out.text.startswith("The New England Patriots [2]")
     assert [c.purpose for c in llm.calls] == ["generate"]
     assert any("source [2] holds the answer" in n for n in out.notes)
+    assert out.read_alone == [] and [c.reading for c in out.candidates] == ["all"]
     two = ByPromptLLM("The New England Patriots [2].", {"Cardinals": "NOT_FOUND"})
-    Generator(two, read_alone=2).generate(question, scored, reread=True)
+    second = Generator(two, read_alone=2).generate(question, scored, reread=True)
     assert [c.purpose for c in two.calls] == ["generate", "generate-alone"]
     assert "Cardinals" in two.calls[1].messages[-1].content  # the next best source
+    assert second.read_alone == [1]
     # an answer tied nowhere (or a refusal) leaves the best source to be read alone
     none = ByPromptLLM("NOT_FOUND", {"Patriots": "The New England Patriots [1]."})
     assert Generator(none).generate(question, scored, reread=True).text.startswith("The New")
