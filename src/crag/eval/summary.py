@@ -188,18 +188,14 @@ def _near_miss(ok: Sequence[dict[str, Any]], web: bool) -> dict[str, Any] | None
     }
 
 
-WEB_FAILED = "web search failed"  # the note crag.pipeline.nodes writes when a search errs
-
-
 def _web_failed(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Questions whose web search failed (crag answered without it), with the first error:
-    a run whose search backend was down measures crag without web correction, and must say
-    so rather than look like a worse crag."""
+    """Questions whose web search failed (crag answered without it), with the first error,
+    read from the trace's web record: a run whose search backend was down measures crag
+    without web correction, and must say so rather than look like a worse crag."""
     failed = [
-        n
+        f"web search failed: {web['error']}"
         for r in records
-        for n in (r.get("trace") or {}).get("notes", [])
-        if n.startswith(WEB_FAILED)
+        if (web := (r.get("trace") or {}).get("web")) and web.get("error")
     ]
     return {"n": len(failed), "first": failed[0] if failed else None}
 

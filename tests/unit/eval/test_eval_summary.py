@@ -11,7 +11,7 @@ import pytest
 from crag.eval.plots import _count_label
 from crag.eval.report import write_report
 from crag.eval.summary import expects_answer, summarize
-from crag.trace import Trace
+from crag.trace import RewriteRecord, Trace, WebRecord
 from crag.types import ModelCall
 
 
@@ -260,12 +260,14 @@ def test_failed_web_searches_are_counted_and_warned_about(tmp_path: Path) -> Non
     """A run whose search backend was down measures crag without web correction: the
     summary counts those questions and the report says so at the top."""
     failed = rec("w1", "Broncos [1].", part="web")
-    failed["trace"]["notes"] = ["web search failed, answering without it: searxng: refused"]
+    rewrite = RewriteRecord(method="keywords", keywords=["Broncos"])
+    web = WebRecord(provider="searxng", query="Broncos", rewrite=rewrite, error="searxng: refused")
+    failed["trace"]["web"] = web.model_dump(mode="json")  # as a stored eval record holds it
     records = [failed, rec("w2", "Broncos [1].", part="web")]
     modes = summarize(records, ["crag"], web=True)
     assert modes["crag"]["web_failed"] == {
         "n": 1,
-        "first": "web search failed, answering without it: searxng: refused",
+        "first": "web search failed: searxng: refused",
     }
     summary = toy_summary(modes, questions=2, web="searxng")
     md = write_report(summary, tmp_path)["report"].read_text()
