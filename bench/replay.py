@@ -1,8 +1,8 @@
 """What a finished `crag eval` run would have answered with two refusal rules changed.
 
-    python -m bench.replay RUN_DIR [RUN_DIR ...] [--lower 0.15] [--corroborate]
+    python -m bench.replay RUN_DIR [RUN_DIR ...] [--lower 0.15] [--corroborate] [--verify-cut 0.75]
 
-Both rules only turn answers into refusals, and every model call before them is the same
+These rules only turn answers into refusals, and every model call before them is the same
 (temperature 0, same prompts), so their effect can be read off a run's traces instead of
 asking every question again:
 
@@ -13,6 +13,10 @@ asking every question again:
 - `--corroborate`: `generate.corroborate` on. An answer given under a verdict other than
   CORRECT whose only candidate came from the reading of all sources (the best source read
   alone gave none) becomes a refusal.
+- `--verify-cut X`: `generate.verify_cut` raised to X. An answer whose verification
+  (the generator's yes/no on its source, noted "verified … P(yes) p") scored below X becomes
+  a refusal. Not exact: a real run then checks the next candidate, if there is one, which
+  may answer; so this is an upper bound on the refusals the cut adds.
 
 Runs made with the rule already on are read as they are (nothing left to change). Checked
 against a real run: a 60-question tuning run replayed at `--lower 0.15` gave the same outcome
@@ -67,7 +71,22 @@ def uncorroborated(r: dict[str, Any]) -> bool:
     return bool(readings) and all(how == "all" for how in readings)
 
 
-def replay(r: dict[str, Any], web: bool, lower: float | None, corroborate: bool) -> str:
+_VERIFIED = re.compile(r"^verified .* P\(yes\) ([0-9.]+)$")
+
+
+def verified(r: dict[str, Any]) -> float | None:
+    """The P(yes) of the answer's verification (the last one noted), None when not verified."""
+    found = [m.group(1) for n in r["trace"]["notes"] if (m := _VERIFIED.match(n))]
+    return float(found[-1]) if found else None
+
+
+def replay(
+    r: dict[str, Any],
+    web: bool,
+    lower: float | None,
+    corroborate: bool,
+    verify_cut: float | None = None,
+) -> str:
     kind = outcome(r, web)
     refused = "near_refused" if kind.startswith("near") else "refused"
     if lower is not None and not r["refused"]:
@@ -76,6 +95,10 @@ def replay(r: dict[str, Any], web: bool, lower: float | None, corroborate: bool)
             return refused
     if corroborate and uncorroborated(r):
         return refused
+    if verify_cut is not None and not r["refused"]:
+        p = verified(r)
+        if p is not None and p < verify_cut:
+            return refused
     return kind
 
 
@@ -107,6 +130,7 @@ def main() -> None:
     parser.add_argument("runs", nargs="+", type=Path)
     parser.add_argument("--lower", type=float, default=None)
     parser.add_argument("--corroborate", action="store_true")
+    parser.add_argument("--verify-cut", type=float, default=None)
     args = parser.parse_args()
     table, out = [], {}
     for run in args.runs:
@@ -116,17 +140,25 @@ def main() -> None:
         rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
         rows = [r for r in rows if r["mode"] != "rag" and not r.get("error")]
         before = Counter(outcome(r, web) for r in rows)
-        after = Counter(replay(r, web, args.lower, args.corroborate) for r in rows)
+        after = Counter(replay(r, web, args.lower, args.corroborate, args.verify_cut) for r in rows)
         table.append([run.name, "as run", *figures(before)])
         table.append([run.name, "replayed", *figures(after)])
         out[str(run)] = {"before": dict(before), "after": dict(after)}
     print_table(
-        f"Replayed: lower {args.lower}, corroborate {args.corroborate}",
+        f"Replayed: lower {args.lower}, corroborate {args.corroborate}, "
+        f"verify cut {args.verify_cut}",
         ["run", "", "answerable", "right", "wrong", "over-refusal", "absent", "answered"],
         table,
     )
-    path = write_results("replay", {"lower": args.lower, "corroborate": args.corroborate,
-                                    "runs": out})  # fmt: skip
+    path = write_results(
+        "replay",
+        {
+            "lower": args.lower,
+            "corroborate": args.corroborate,
+            "verify_cut": args.verify_cut,
+            "runs": out,
+        },
+    )
     console.print(f"wrote {path}")
 
 
