@@ -96,9 +96,9 @@ class GenerateSettings(BaseModel):
         ge=0,
         le=1,
         description=(
-            "P(yes) the verification must reach; default 0.5 (yes more likely than no). "
-            "Stricter: 0.62 or 0.88 (the packaged 1.5B model's measured judge thresholds) "
-            "refuse more near misses and more right answers (docs/benchmarks.md)."
+            "P(yes) the verification must reach; default 0.75 (chosen on tuning questions). "
+            "Lower (0.5: yes more likely than no) answers more, wrong answers too; higher "
+            "(0.88) refuses more near misses and more right answers (docs/benchmarks.md)."
         ),
     )
     read_alone: int = Field(

@@ -102,7 +102,7 @@ def check_answer(
     min_support: float = 0.5,
     evidence_floor: float | None = None,
     verify: Callable[[str, str, str], float] | None = None,
-    verify_cut: float = 0.5,
+    verify_cut: float = 0.75,
 ) -> Checked:
     """Check a generator reply (marker already removed) against the numbered sources."""
     text, _, notes = check_citations(reply, sources)

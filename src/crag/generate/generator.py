@@ -80,7 +80,7 @@ class Generator:
     min_support: float = 0.5  # share of a sentence's new content words found in its sources
     # Asked when the evaluator was not sure: does the passage state the answer? (AnswerJudge)
     verifier: Any = None
-    verify_cut: float = 0.5  # P(yes) a verified answer must reach: the model says yes
+    verify_cut: float = 0.75  # P(yes) a verified answer must reach (crag.pipeline.build)
     # crag's readings: the best `read_alone` sources are also read one at a time, and the
     # candidate whose source ties it closer to the question replaces the reading of all
     # (crag.generate.reader); a reading alone counts only from `align_floor` up.

@@ -175,17 +175,18 @@ def make_policy(settings: Settings) -> Any:
 
 
 def verify_cut(settings: Settings) -> float:
-    """The answer check's P(yes) cut: `generate.verify_cut` when set, else 0.5 — the model
-    says yes more than no.
+    """The answer check's P(yes) cut: `generate.verify_cut` when set, else 0.75.
 
-    Stricter cuts are the generator model's measured judge thresholds (bench/evaluator.py;
-    0.62 / 0.88 for the packaged 1.5B model). On held-out SQuAD questions, half of them near
-    misses, 0.88 refused every near miss but answered only 3 of 15 answerable questions right,
-    and 0.62 refused the right answer of the web-injection test (P(yes) 0.59); 0.5 answered
-    40 % right with 30 % of near misses answered wrongly (docs/benchmarks.md)."""
+    Chosen on SQuAD-en's tuning part (never the reported questions) by a rule fixed before
+    the figures: the largest cut (of 0.6–0.8 by 0.05) that removes more wrong answers than
+    right ones and loses at most 5 % of the answerable questions' right answers. Against
+    0.5 (the model says yes more than no), on the same questions: 40 questions, right 20 → 20,
+    wrong 11 → 5; 60 questions half near misses, right 12 → 11, wrong 7 → 4, near misses
+    answered 13 → 4 of 30 (docs/benchmarks.md#the-verification-cut). 0.88 (the 1.5B judge's
+    high-precision threshold) refused most right answers too."""
     if settings.generate.verify_cut is not None:
         return settings.generate.verify_cut
-    return 0.5
+    return 0.75
 
 
 def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline:
