@@ -16,7 +16,9 @@ asking every question again:
 - `--verify-cut X`: `generate.verify_cut` raised to X. An answer whose verification
   (the generator's yes/no on its source, noted "verified … P(yes) p") scored below X becomes
   a refusal. Not exact: a real run then checks the next candidate, if there is one, which
-  may answer; so this is an upper bound on the refusals the cut adds.
+  may answer; so this is an upper bound on the refusals the cut adds. The note rounds P(yes)
+  to two decimals: an answer noted exactly at the cut may fall either side of it (one did
+  in 40 held-out questions: noted 0.75, refused at 0.75).
 
 Runs made with the rule already on are read as they are (nothing left to change). Checked
 against a real run: a 60-question tuning run replayed at `--lower 0.15` gave the same outcome
