@@ -38,7 +38,6 @@ __all__ = [
     "best_sources",
     "candidate",
     "candidates",
-    "held_source",
     "rank",
     "repeats_question",
 ]
@@ -157,15 +156,3 @@ def candidates(
             continue
         found.append(c)
     return found
-
-
-def held_source(reply: str, question: str, sources: list[Source]) -> int:
-    """The source that ties the answer of the reading of all sources to the question (0:
-    none). Reading that source again alone would re-read the passage the answer came from;
-    the readings alone are there for answers copied from the wrong source. On 43 questions
-    of SQuAD-en's tuning part, skipping it changed no answer and saved 15 of 39 readings
-    alone (docs/benchmarks.md#fewer-readings-alone)."""
-    c = candidate(reply, question, sources, "all")
-    if c is None or c.alignment <= 0.0 or repeats_question(c.short, question):
-        return 0
-    return c.source
