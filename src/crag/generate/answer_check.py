@@ -42,12 +42,15 @@ from crag.generate.support import SupportCheck, recite, supported_sentences
 from crag.refine.rewrite_check import content_forms, content_words, forms
 from crag.types import Citation, Strip
 
-__all__ = ["Checked", "check_answer", "cite"]
+__all__ = ["VERIFY_CUT", "Checked", "check_answer", "cite"]
 
 _END = re.compile(r"([.!?…]*)\s*$")
 # The prompt asks for the short answer and at most one sentence that explains it; a small model
 # sometimes copies its whole source after the answer. Two sentences are kept at most.
 MAX_EXPLANATION = 2
+# The verification's P(yes) an answer must reach by default (`generate.verify_cut`; chosen on
+# tuning questions, see crag.pipeline.build.verify_cut).
+VERIFY_CUT = 0.75
 
 
 @dataclass(slots=True)
@@ -102,7 +105,7 @@ def check_answer(
     min_support: float = 0.5,
     evidence_floor: float | None = None,
     verify: Callable[[str, str, str], float] | None = None,
-    verify_cut: float = 0.75,
+    verify_cut: float = VERIFY_CUT,
 ) -> Checked:
     """Check a generator reply (marker already removed) against the numbered sources."""
     text, _, notes = check_citations(reply, sources)

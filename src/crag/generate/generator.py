@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from crag.generate.answer_check import Checked, check_answer
+from crag.generate.answer_check import VERIFY_CUT, Checked, check_answer
 from crag.generate.citations import MARK, Source, check_citations, has_words, number_sources
 from crag.generate.framing import neutralise
 from crag.generate.language import detect_language, language_name
@@ -80,7 +80,7 @@ class Generator:
     min_support: float = 0.5  # share of a sentence's new content words found in its sources
     # Asked when the evaluator was not sure: does the passage state the answer? (AnswerJudge)
     verifier: Any = None
-    verify_cut: float = 0.75  # P(yes) a verified answer must reach (crag.pipeline.build)
+    verify_cut: float = VERIFY_CUT  # P(yes) a verified answer must reach
     # crag's readings: the best `read_alone` sources are also read one at a time, and the
     # candidate whose source ties it closer to the question replaces the reading of all
     # (crag.generate.reader); a reading alone counts only from `align_floor` up.

@@ -184,9 +184,11 @@ def verify_cut(settings: Settings) -> float:
     wrong 11 → 5; 60 questions half near misses, right 12 → 11, wrong 7 → 4, near misses
     answered 13 → 4 of 30 (docs/benchmarks.md#the-verification-cut). 0.88 (the 1.5B judge's
     high-precision threshold) refused most right answers too."""
+    from crag.generate.answer_check import VERIFY_CUT
+
     if settings.generate.verify_cut is not None:
         return settings.generate.verify_cut
-    return 0.75
+    return VERIFY_CUT
 
 
 def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline:
