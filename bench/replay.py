@@ -1,4 +1,4 @@
-"""What a finished `crag eval` run would have answered with two refusal rules changed.
+"""What a finished `crag eval` run would have answered with its refusal rules changed.
 
     python -m bench.replay RUN_DIR [RUN_DIR ...] [--lower 0.15] [--corroborate] [--verify-cut 0.75]
 
