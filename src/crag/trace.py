@@ -92,12 +92,14 @@ class StripRecord(_Record):
 class CandidateRecord(_Record):
     """One reading's answer in crag's modes (`crag.generate.reader`): its short answer, the
     reading that gave it ("all" sources at once or "alone [n]"), and the source where the
-    question's words stand closest to it, with that alignment (source 0: tied nowhere)."""
+    question's words stand closest to it, with that alignment (source 0: tied nowhere);
+    `probs`: the model's probability for each token of the short answer (empty: unknown)."""
 
     short: str
     reading: str
     source: int
     alignment: float
+    probs: list[float] = Field(default_factory=list)
 
 
 class RewriteRecord(_Record):

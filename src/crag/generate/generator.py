@@ -24,7 +24,7 @@ from crag.generate.citations import MARK, Source, check_citations, has_words, nu
 from crag.generate.framing import neutralise
 from crag.generate.language import detect_language, language_name
 from crag.generate.prompt import EXAMPLES, FEEDBACK, NOT_FOUND, SECOND_LOOK, SYSTEM, USER
-from crag.generate.reader import Candidate, best_sources, candidates, rank
+from crag.generate.reader import Candidate, Reading, best_sources, candidates, rank
 from crag.models.llm.base import LLM, ChatRequest, Message, stream_chat
 from crag.types import Citation, Strip
 
@@ -121,11 +121,14 @@ class Generator:
                 refusal_text(language, reason, "no_sources"), [], True, language, sources
             )
         extra = FEEDBACK.format(claims=feedback) if feedback else ""
-        result = stream_chat(self.llm, self._request(question, sources, language, extra), on_token)
+        rereading = reread and self.read_alone > 0
+        request = self._request(question, sources, language, extra, logprobs=rereading)
+        result = stream_chat(self.llm, request, on_token)
         raw = result.text.strip()
         notes: list[str] = []
-        if reread and self.read_alone > 0:
-            return self._reread(question, raw, sources, strips, language, extra, notes,
+        if rereading:
+            main = Reading(raw, "all", 0, result.token_logprobs)
+            return self._reread(question, main, sources, strips, language, extra, notes,
                                 evidence_floor, result.finish_reason)  # fmt: skip
         if confident and self._declined(raw, sources):
             best = best_sources(strips, sources, 1)[0]
@@ -153,7 +156,7 @@ class Generator:
     def _reread(
         self,
         question: str,
-        raw: str,
+        main: Reading,
         sources: list[Source],
         strips: list[Strip],
         language: str,
@@ -164,14 +167,14 @@ class Generator:
     ) -> Generated:
         """The reading of all sources and of the best ones alone: the best-tied candidate that
         passes the answer check is the answer (crag.generate.reader)."""
-        together = [(raw, "all", 0)] if not self._declined(raw, sources) else []
+        together = [main] if not self._declined(main.reply, sources) else []
         found = candidates(together, question, sources, notes)
         # The readings alone are for answers copied from the wrong source: the source the
         # reading of all sources tied its answer in (0: tied nowhere) is not read again (on
         # 43 tuning questions this changed no answer and saved 15 of 39 readings alone).
         held = found[0].source if found else 0
         best = best_sources(strips, sources, self.read_alone if len(sources) > 1 else 0)
-        alone: list[tuple[str, str, int]] = []
+        alone: list[Reading] = []
         read: list[int] = []  # the sources read alone
         for src in best:
             if src.n == held:
@@ -179,8 +182,8 @@ class Generator:
                              "not read again alone")  # fmt: skip
                 continue
             read.append(src.n)
-            if (reply := self._read_alone(question, src, language, extra)) is not None:
-                alone.append((reply, f"alone [{src.n}]", src.n))
+            if (reading := self._read_alone(question, src, language, extra)) is not None:
+                alone.append(reading)
         found += candidates(alone, question, sources, notes)
         out = self._choose(found, bool(read), question, sources, strips, language, notes,
                            evidence_floor, finish_reason)  # fmt: skip
@@ -230,12 +233,16 @@ class Generator:
             )
         return self._refuse(language, sources, reason, notes)
 
-    def _read_alone(self, question: str, src: Source, language: str, extra: str) -> str | None:
-        """The reply of a reading of `src` alone, citing `src.n`; None when it declined."""
+    def _read_alone(self, question: str, src: Source, language: str, extra: str) -> Reading | None:
+        """The reading of `src` alone, its reply citing `src.n`; None when it declined."""
         alone = [Source(1, src.chunk, src.text)]
-        request = self._request(question, alone, language, extra, "generate-alone")
-        reply = self.llm.chat(request).text.strip()
-        return None if self._declined(reply, alone) else MARK.sub(f"[{src.n}]", reply)
+        request = self._request(question, alone, language, extra, "generate-alone", True)
+        result = self.llm.chat(request)
+        reply = result.text.strip()
+        if self._declined(reply, alone):
+            return None
+        return Reading(MARK.sub(f"[{src.n}]", reply), f"alone [{src.n}]", src.n,
+                       result.token_logprobs)  # fmt: skip
 
     def _check(
         self,
@@ -270,6 +277,7 @@ class Generator:
         language: str,
         extra: str = "",
         purpose: str = "generate",
+        logprobs: bool = False,
     ) -> ChatRequest:
         # Sources as quoted data: invisible characters removed, fake delimiters, [n] markers
         # and role labels defanged (crag.generate.framing), one line each.
@@ -283,6 +291,7 @@ class Generator:
             max_tokens=self.max_tokens,
             temperature=self.temperature,
             purpose=purpose,
+            logprobs=logprobs,  # crag's readings: how sure the model was of its short answer
         )
 
     @staticmethod

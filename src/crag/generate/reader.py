@@ -24,17 +24,20 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from crag.generate.alignment import alignment
 from crag.generate.answer_check import cite
 from crag.generate.citations import Source, answer_sentences
+from crag.generate.confidence import answer_probs
 from crag.generate.matching import number_wording, short_answer
 from crag.refine.rewrite_check import content_forms
 from crag.types import Strip
 
 __all__ = [
     "Candidate",
+    "Reading",
     "best_sources",
     "candidate",
     "candidates",
@@ -57,6 +60,8 @@ class Candidate:
     alignment: float
     reading: str  # "all" (every source at once) or "alone [n]"
     read: int = 0  # the source read alone (0: all of them)
+    # the probability of each token of `short` as the model wrote it (crag.generate.confidence)
+    probs: tuple[float, ...] = ()
 
 
 def _recite_first(sentences: list[str], n: int, short: str, source: str) -> tuple[str, str]:
@@ -70,22 +75,29 @@ def _recite_first(sentences: list[str], n: int, short: str, source: str) -> tupl
 
 
 def candidate(
-    reply: str, question: str, sources: list[Source], reading: str, read: int = 0
+    reply: str,
+    question: str,
+    sources: list[Source],
+    reading: str,
+    read: int = 0,
+    tokens: Sequence[tuple[str, float]] = (),
 ) -> Candidate | None:
-    """The candidate a reply makes, or None when its first sentence carries no short answer."""
+    """The candidate a reply makes, or None when its first sentence carries no short answer.
+    `tokens`: the reading's generated tokens with their log-probabilities, if known."""
     sentences = answer_sentences(reply)
     if not sentences:
         return None
     short = short_answer(sentences[0])
     if not short:
         return None
+    probs = answer_probs(tokens, short)
     scored = [(alignment(question, short, s.text), s.n) for s in sources]
     best, n = max(scored, key=lambda x: (x[0], -x[1]))
     if best <= 0.0:  # tied nowhere (a paraphrase, or found in no source): the model's citation
-        return Candidate(" ".join(sentences), short, 0, 0.0, reading, read)
+        return Candidate(" ".join(sentences), short, 0, 0.0, reading, read, probs)
     text = next(s.text for s in sources if s.n == n)
     reply, short = _recite_first(sentences, n, short, text)
-    return Candidate(reply, short, n, best, reading, read)
+    return Candidate(reply, short, n, best, reading, read, probs)
 
 
 def repeats_question(short: str, question: str) -> bool:
@@ -142,17 +154,27 @@ def best_sources(strips: list[Strip], sources: list[Source], n: int) -> list[Sou
     return ordered[:n]
 
 
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One reading's reply: how it was read (`all`, `alone [n]`), the source read alone (0:
+    all), and its generated tokens with their log-probabilities (empty when not returned)."""
+
+    reply: str
+    how: str
+    read: int = 0
+    tokens: tuple[tuple[str, float], ...] = ()
+
+
 def candidates(
-    readings: list[tuple[str, str, int]], question: str, sources: list[Source], notes: list[str]
+    readings: list[Reading], question: str, sources: list[Source], notes: list[str]
 ) -> list[Candidate]:
-    """The candidates of `readings` (reply, how, source read); a reply that only repeats the
-    question is none (noted)."""
+    """The candidates of `readings`; a reply that only repeats the question is none (noted)."""
     found: list[Candidate] = []
-    for r, how, n in readings:
-        if (c := candidate(r, question, sources, how, read=n)) is None:
+    for r in readings:
+        if (c := candidate(r.reply, question, sources, r.how, r.read, r.tokens)) is None:
             continue
         if repeats_question(c.short, question):
-            notes.append(f"{c.short!r} ({how}) only repeats the question; not an answer")
+            notes.append(f"{c.short!r} ({r.how}) only repeats the question; not an answer")
             continue
         found.append(c)
     return found

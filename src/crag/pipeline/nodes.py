@@ -174,7 +174,11 @@ def _generate(
         )
     readings = [
         CandidateRecord(
-            short=k.short, reading=k.reading, source=k.source, alignment=round(k.alignment, 4)
+            short=k.short,
+            reading=k.reading,
+            source=k.source,
+            alignment=round(k.alignment, 4),
+            probs=list(k.probs),
         )
         for k in generated.candidates
     ]

@@ -33,6 +33,7 @@ class ChatRequest:
     max_tokens: int = 256
     temperature: float = 0.0
     top_logprobs: int = 0  # >0: return the alternatives of the first generated token
+    logprobs: bool = False  # return each generated token's log-probability (token_logprobs)
     stop: tuple[str, ...] = ()
     seed: int = 0
     purpose: str = ""  # what the call is for ("evaluate", "generate"): recorded in traces
@@ -52,6 +53,8 @@ class ChatResult:
     finish_reason: str = ""
     # token -> log-probability for the first generated token (empty unless requested)
     first_token_logprobs: dict[str, float] = field(default_factory=dict)
+    # (token, log-probability) of each generated token, in order (empty unless requested)
+    token_logprobs: tuple[tuple[str, float], ...] = ()
     model: str = ""
     attempts: int = 1  # HTTP requests it took (retries after 429/5xx/connection errors)
 

@@ -15,7 +15,13 @@ from crag.errors import LLMResponseError
 from crag.models.llm.base import ChatRequest, ChatResult
 from crag.models.llm.structured import without_reasoning
 
-__all__ = ["StreamFold", "first_token_logprobs", "openai_body", "parse_completion"]
+__all__ = [
+    "StreamFold",
+    "first_token_logprobs",
+    "openai_body",
+    "parse_completion",
+    "token_logprobs",
+]
 
 
 def openai_body(
@@ -45,9 +51,9 @@ def openai_body(
         body["stream_options"] = {"include_usage": True}
     if request.stop:
         body["stop"] = list(request.stop)
-    if request.top_logprobs and logprobs:
+    if (request.top_logprobs or request.logprobs) and logprobs:
         body["logprobs"] = True
-        body["top_logprobs"] = min(request.top_logprobs, 20)  # OpenAI's maximum
+        body["top_logprobs"] = min(max(request.top_logprobs, 1), 20)  # OpenAI's maximum
     if request.json_schema is not None and schema_mode == "json_schema":
         body["response_format"] = {
             "type": "json_schema",
@@ -76,6 +82,17 @@ def first_token_logprobs(content: list[dict[str, Any]] | None) -> dict[str, floa
     return out
 
 
+def token_logprobs(content: list[dict[str, Any]] | None) -> tuple[tuple[str, float], ...]:
+    """(token, log-probability) of each generated token; entries it cannot read are skipped."""
+    out: list[tuple[str, float]] = []
+    for entry in content or []:
+        try:
+            out.append((str(entry.get("token", "")), float(entry["logprob"])))
+        except (AttributeError, KeyError, TypeError, ValueError):
+            continue
+    return tuple(out)
+
+
 def _usage(usage: dict[str, Any] | None) -> tuple[int, int, int]:
     usage = usage or {}
     details = usage.get("prompt_tokens_details") or {}
@@ -100,13 +117,15 @@ def parse_completion(response: Any, model: str, provider: str = "local") -> Chat
             model=model,
         ) from exc
     prompt, completion, cached = _usage(response.get("usage") or _groq_usage(response))
+    content = (choice.get("logprobs") or {}).get("content")
     return ChatResult(
         text=without_reasoning(_content_text(text)),
         prompt_tokens=prompt,
         completion_tokens=completion,
         cached_tokens=cached,
         finish_reason=choice.get("finish_reason") or "",
-        first_token_logprobs=first_token_logprobs((choice.get("logprobs") or {}).get("content")),
+        first_token_logprobs=first_token_logprobs(content),
+        token_logprobs=token_logprobs(content),
         model=model,
     )
 
@@ -138,6 +157,7 @@ class StreamFold:
     pieces: list[str] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
     logprobs: dict[str, float] = field(default_factory=dict)
+    tokens: list[tuple[str, float]] = field(default_factory=list)
     finish: str = ""
     finished: bool = False
 
@@ -147,8 +167,10 @@ class StreamFold:
             if delta:
                 self.pieces.append(delta)
                 self.on_token(delta)
+            content = (choice.get("logprobs") or {}).get("content")
             if not self.logprobs:
-                self.logprobs = first_token_logprobs((choice.get("logprobs") or {}).get("content"))
+                self.logprobs = first_token_logprobs(content)
+            self.tokens.extend(token_logprobs(content))
             if choice.get("finish_reason"):
                 self.finish = choice["finish_reason"]
                 self.finished = True
@@ -163,5 +185,6 @@ class StreamFold:
             cached_tokens=cached,
             finish_reason=self.finish,
             first_token_logprobs=self.logprobs,
+            token_logprobs=tuple(self.tokens),
             model=model,
         )
