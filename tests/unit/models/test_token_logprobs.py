@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from crag.models.llm import ChatRequest
 from crag.models.llm.wire import StreamFold, openai_body, parse_completion, token_logprobs
 
-_CONTENT = [
+_CONTENT: list[dict[str, Any]] = [
     {"token": "18", "logprob": -0.1, "top_logprobs": []},
     {"token": "89", "logprob": -0.7, "top_logprobs": []},
     {"token": " [", "logprob": 0.0},
