@@ -2,10 +2,11 @@
 
 For each chunk of a seeded sample the generator LLM writes a question (`questions`); the
 question is scored as `crag ask` would, with its chunk in the index and with its unit withheld
-(`scoring`); every step is appended to the run's journal as it is done (`journal`), so a
-killed run resumes where it stopped. Then `search` chooses `lower` and `upper`, `report` writes
-the risk–coverage curve, and the choice is stored with the collection
-(`crag.grading.stored`), where `thresholds_for` finds it for this evaluator from then on.
+(`scoring`); every step is appended to the run's journal as it is done (`journal`, driven by
+`collect`), so a killed run resumes where it stopped. Then `search` chooses `lower` and
+`upper`, `report` writes the risk–coverage curve, and the choice is stored with the
+collection (`crag.grading.stored`), where `thresholds_for` finds it for this evaluator from
+then on.
 
 This differs from `crag evaluator calibrate`, which calibrates the trained cross-encoder once,
 on SQuAD and NQ, and ships the result with the model: this one measures whatever evaluator is
@@ -20,26 +21,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from crag.calibrate.collect import Collector
 from crag.calibrate.journal import Journal
-from crag.calibrate.questions import (
-    GeneratedQuestion,
-    Rejected,
-    ask_for_question,
-    sample_chunks,
-)
 from crag.calibrate.report import write_curve
-from crag.calibrate.scoring import (
-    ANSWERABLE,
-    CONDITIONS,
-    Scored,
-    answer_outcome,
-    score_question,
-)
-from crag.calibrate.search import Choice, Observation, choose_thresholds
+from crag.calibrate.search import Choice, choose_thresholds
 from crag.config import Settings, Thresholds
-from crag.datasets.answers import normalize
 from crag.errors import CragError
-from crag.types import Chunk
 
 __all__ = ["CalibrateConfig", "CalibrateResult", "default_run_dir", "run_calibration"]
 
@@ -111,10 +98,6 @@ def _open_journal(settings: Settings, config: CalibrateConfig, run_dir: Path) ->
     return journal
 
 
-def _unit_size(index: Any, chunk: Chunk) -> int:
-    return sum(1 for c in index.catalog.chunks_of(chunk.source) if c.doc_id == chunk.doc_id)
-
-
 def run_calibration(
     settings: Settings,
     config: CalibrateConfig | None = None,
@@ -164,116 +147,27 @@ def run_calibration(
     generator = _header(settings, config)["generator"]
     before = settings_thresholds(settings, embedding=index.embedder.name)
 
-    asked = {r["chunk"]: r for r in journal.of("question")}
-    rejected = {r["chunk"] for r in journal.of("rejected")}
-    scores = {
-        (r["chunk"], r["condition"]): r for r in journal.of("scores") if r["evaluator"] == evaluator
-    }
-    outcomes = {
-        (r["chunk"], r["condition"]): r
-        for r in journal.of("answer")
-        if r["evaluator"] == evaluator and r["generator"] == generator
-    }
+    collector = Collector(
+        journal,
+        index=index,
+        components=components,
+        llm=llm,
+        evaluator=evaluator,
+        generator=generator,
+        answers=config.answers,
+        attempts=config.attempts,
+    )
     if on_start:
         on_start(config.questions)
-
-    done: list[tuple[Chunk, dict[str, Any]]] = []
-    seen_questions: set[str] = set()
-    resumed = 0
     max_chunks = config.max_chunks or 4 * config.questions
-    tried = 0
-    for chunk in sample_chunks(index.catalog, config.seed):
-        if len(done) >= config.questions or tried >= max_chunks:
-            break
-        tried += 1
-        if chunk.id in rejected:
-            continue
-        record = asked.get(chunk.id)
-        if record is None:
-            outcome, attempts = ask_for_question(
-                llm, chunk, attempts=config.attempts, seed=config.seed + tried
-            )
-            if isinstance(outcome, GeneratedQuestion) and (
-                normalize(outcome.question) in seen_questions
-            ):
-                outcome = Rejected("duplicate question")
-            if isinstance(outcome, Rejected):
-                journal.append(
-                    {
-                        "type": "rejected",
-                        "chunk": chunk.id,
-                        "reason": outcome.reason,
-                        "reply": outcome.reply[:400],
-                    }
-                )
-                rejected.add(chunk.id)
-                continue
-            record = {
-                "type": "question",
-                "chunk": chunk.id,
-                "source": chunk.source,
-                "doc_id": chunk.doc_id,
-                "question": outcome.question,
-                "answer": outcome.answer,
-                "attempts": attempts,
-            }
-            journal.append(record)
-            asked[chunk.id] = record
-        elif all((chunk.id, c) in scores for c in CONDITIONS):
-            resumed += 1
-        seen_questions.add(normalize(record["question"]))
-        extra = _unit_size(index, chunk) + components.retrieve_k
-        for condition in CONDITIONS:
-            if (chunk.id, condition) not in scores:
-                scored = score_question(
-                    components, record["question"], chunk, record["answer"], condition, extra
-                )
-                row = {
-                    "type": "scores",
-                    "chunk": chunk.id,
-                    "condition": condition,
-                    "evaluator": evaluator,
-                    "hits": scored.to_json(),
-                }
-                journal.append(row)
-                scores[(chunk.id, condition)] = row
-            if config.answers and (chunk.id, condition) not in outcomes:
-                result = answer_outcome(
-                    components, record["question"], chunk, record["answer"], condition, extra
-                )
-                row = {
-                    "type": "answer",
-                    "chunk": chunk.id,
-                    "condition": condition,
-                    "evaluator": evaluator,
-                    "generator": generator,
-                    **result,
-                }
-                journal.append(row)
-                outcomes[(chunk.id, condition)] = row
-        done.append((chunk, record))
-        if on_step:
-            on_step(record["question"])
-
+    got = collector.collect(config.questions, config.seed, max_chunks, on_step)
+    done, tried, resumed, rejected = got.done, got.tried, got.resumed, collector.rejected
     if not done:
         raise CragError(
             f"no usable question from {tried} chunks of {settings.collection!r} "
             f"({len(rejected)} rejected; see {journal.path})"
         )
-    observations = []
-    for chunk, _ in done:
-        for condition in CONDITIONS:
-            hits = Scored.from_json(scores[(chunk.id, condition)]["hits"])
-            outcome_row = outcomes.get((chunk.id, condition)) if config.answers else None
-            observations.append(
-                Observation(
-                    answerable=condition == ANSWERABLE,
-                    scores=hits.scores,
-                    gold=hits.gold,
-                    generated=None if outcome_row is None else not outcome_row["refused"],
-                    generated_right=None if outcome_row is None else bool(outcome_row["right"]),
-                )
-            )
+    observations = collector.observations(done)
     choice = choose_thresholds(observations, config.max_hallucination)
     warnings = list(choice.warnings)
     if len(done) < config.questions:
