@@ -91,6 +91,13 @@ class GenerateSettings(BaseModel):
             "holding the answer states it (one short call); off: the passage's score decides."
         ),
     )
+    verify_correct: bool = Field(
+        False,
+        description=(
+            "Verify under a CORRECT verdict too (one more short call for those questions): the "
+            "evaluator judged the passages, not the span the reader took from them."
+        ),
+    )
     verify_cut: float | None = Field(
         None,
         ge=0,

@@ -12,11 +12,11 @@ The generator's reply is read sentence by sentence:
    unbacked sentence is dropped and named in the trace.
 3. URLs, e-mail addresses and phone numbers must occur in the source their sentence cites —
    an instruction hidden in a document cannot put its link into an answer.
-4. When the evaluator was not sure of the retrieval (AMBIGUOUS, or web strips), the passage
-   that holds the answer must state it as the answer: `verify(question, answer, passage)`
-   (the generator's model asked yes/no, `crag.generate.verify`) must reach `verify_cut`;
-   without a verifier, the passage's own score must reach `evidence_floor`. A same-topic
-   passage that merely contains a plausible phrase is not evidence.
+4. The passage that holds the answer must state it as the answer: `verify(question, answer,
+   passage)` (the generator's model asked yes/no, `crag.generate.verify`), when given, must
+   reach `verify_cut`; without a verifier, when the evaluator was not sure of the retrieval
+   (AMBIGUOUS, or web strips), the passage's own score must reach `evidence_floor`. A
+   same-topic passage that merely contains a plausible phrase is not evidence.
 5. An answer left with no citation is not an answer.
 
 Any failure yields `reason` (why it was refused) instead of an answer.
@@ -180,7 +180,7 @@ def check_answer(
                 out.reason = "the answer held contact details that its sources do not"
                 return out
             kept.remove(sentence)
-    if evidence_floor is not None and out.evidence is not None:
+    if out.evidence is not None and (evidence_floor is not None or verify is not None):
         source = next(s for s in sources if s.n == out.evidence)
         evidence = _holding(strips, source, out.short)
         if verify is not None:
@@ -190,7 +190,8 @@ def check_answer(
             if not math.isnan(p) and p < verify_cut:
                 out.reason = "the passage that holds the answer does not state it as the answer"
                 return out
-        elif (score := _best_score(evidence)) < evidence_floor:  # NaN compares False
+        # a NaN score compares False: an unknown score does not refuse
+        elif evidence_floor is not None and (score := _best_score(evidence)) < evidence_floor:
             out.reason = "the passage that holds the answer is not about the question"
             notes.append(
                 f"the evidence for {out.short!r} in [{out.evidence}] scored {score:.2f}, below "

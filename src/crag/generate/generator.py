@@ -21,33 +21,20 @@ from typing import Any
 
 from crag.generate.answer_check import VERIFY_CUT, Checked, check_answer
 from crag.generate.citations import MARK, Source, check_citations, has_words, number_sources
-from crag.generate.framing import neutralise
 from crag.generate.language import detect_language, language_name
-from crag.generate.prompt import EXAMPLES, FEEDBACK, NOT_FOUND, SECOND_LOOK, SYSTEM, USER
+from crag.generate.prompt import FEEDBACK, NOT_FOUND, SECOND_LOOK, reading_request
 from crag.generate.reader import Candidate, Reading, best_sources, candidates, rank
-from crag.models.llm.base import LLM, ChatRequest, Message, stream_chat
+from crag.generate.refusal import refusal_text
+from crag.models.llm.base import LLM, ChatRequest, stream_chat
 from crag.types import Citation, Strip
 
 __all__ = ["NOT_FOUND", "Generated", "Generator", "refusal_text"]
 
+Verify = Callable[[str, str, str], float]  # (question, short answer, passage) -> P(yes)
 _NOT_IN_SOURCES = "the retrieved sources do not contain the answer"
 _NOT_CORROBORATED = "the best source, read on its own, does not give the answer"
 _MARKER = re.compile(r"\bNOT[ _]FOUND\b\.?")
 _ONLY_MARKER = re.compile(r"\W*not[ _]found\W*", re.IGNORECASE)
-
-_REFUSALS = {
-    "en": "I don't know: {reason}",
-    "tr": "Bilmiyorum: {reason_tr}",
-}
-_REASONS_TR = {
-    "no_sources": "dizinlenmiş belgelerde bu soruyu yanıtlayan bir bölüm bulunamadı",
-    "model": "bulunan kaynaklar bu sorunun yanıtını içermiyor",
-}
-
-
-def refusal_text(language: str, reason: str, key: str) -> str:
-    template = _REFUSALS.get(language, _REFUSALS["en"])
-    return template.format(reason=reason, reason_tr=_REASONS_TR.get(key, reason))
 
 
 def _only_all(found: list[Candidate]) -> bool:
@@ -81,6 +68,9 @@ class Generator:
     # Asked when the evaluator was not sure: does the passage state the answer? (AnswerJudge)
     verifier: Any = None
     verify_cut: float = VERIFY_CUT  # P(yes) a verified answer must reach
+    # Verify under a CORRECT verdict too: the evaluator judged the passages, not the span the
+    # reader took from them.
+    verify_correct: bool = False
     # crag's readings: the best `read_alone` sources are also read one at a time, and the
     # candidate whose source ties it closer to the question replaces the reading of all
     # (crag.generate.reader); a reading alone counts only from `align_floor` up.
@@ -121,6 +111,7 @@ class Generator:
                 refusal_text(language, reason, "no_sources"), [], True, language, sources
             )
         extra = FEEDBACK.format(claims=feedback) if feedback else ""
+        verify = self._verifies(evidence_floor, confident)
         rereading = reread and self.read_alone > 0
         request = self._request(question, sources, language, extra, logprobs=rereading)
         result = stream_chat(self.llm, request, on_token)
@@ -129,7 +120,7 @@ class Generator:
         if rereading:
             main = Reading(raw, "all", 0, result.token_logprobs)
             return self._reread(question, main, sources, strips, language, extra, notes,
-                                evidence_floor, result.finish_reason)  # fmt: skip
+                                evidence_floor, verify, result.finish_reason)  # fmt: skip
         if confident and self._declined(raw, sources):
             best = best_sources(strips, sources, 1)[0]
             notes.append(f"the model declined; a second look at source [{best.n}] alone")
@@ -143,7 +134,7 @@ class Generator:
                                 [*notes, "generator returned empty output"])  # fmt: skip
         if self._declined(raw, sources):
             return self._refuse(language, sources, _NOT_IN_SOURCES, notes)
-        checked = self._check(raw, question, sources, strips, language, evidence_floor)
+        checked = self._check(raw, question, sources, strips, language, evidence_floor, verify)
         notes += checked.notes
         if checked.reason:
             return self._refuse(language, sources, checked.reason, notes)
@@ -163,6 +154,7 @@ class Generator:
         extra: str,
         notes: list[str],
         evidence_floor: float | None,
+        verify: Verify | None,
         finish_reason: str | None,
     ) -> Generated:
         """The reading of all sources and of the best ones alone: the best-tied candidate that
@@ -186,7 +178,7 @@ class Generator:
                 alone.append(reading)
         found += candidates(alone, question, sources, notes)
         out = self._choose(found, bool(read), question, sources, strips, language, notes,
-                           evidence_floor, finish_reason)  # fmt: skip
+                           evidence_floor, verify, finish_reason)  # fmt: skip
         out.candidates, out.read_alone = found, read
         return out
 
@@ -200,6 +192,7 @@ class Generator:
         language: str,
         notes: list[str],
         evidence_floor: float | None,
+        verify: Verify | None,
         finish_reason: str | None,
     ) -> Generated:
         """The first of the ranked candidates that passes the answer check, or a refusal.
@@ -219,7 +212,9 @@ class Generator:
             return self._refuse(language, sources, _NOT_IN_SOURCES, notes)
         reason = ""
         for cand in ranked:
-            checked = self._check(cand.reply, question, sources, strips, language, evidence_floor)
+            checked = self._check(
+                cand.reply, question, sources, strips, language, evidence_floor, verify
+            )
             notes += checked.notes
             if checked.reason:
                 reason = reason or checked.reason
@@ -252,9 +247,10 @@ class Generator:
         strips: list[Strip],
         language: str,
         evidence_floor: float | None,
+        verify: Verify | None,
     ) -> Checked:
         """The answer check of one reply (its NOT_FOUND marker removed) with this generator's
-        support, verifier and cut."""
+        support and cut."""
         return check_answer(
             _MARKER.sub("", reply).strip(),
             question,
@@ -263,9 +259,19 @@ class Generator:
             language,
             min_support=self.min_support,
             evidence_floor=evidence_floor,
-            verify=self._verify if self.verifier is not None else None,
+            verify=verify,
             verify_cut=self.verify_cut,
         )
+
+    def _verifies(self, evidence_floor: float | None, confident: bool) -> Verify | None:
+        """The verification the answer check asks, if any: when the evaluator was not sure
+        (`evidence_floor` set) and, with `verify_correct`, when it said CORRECT (`confident`).
+        Plain RAG (neither) is not verified."""
+        if self.verifier is None:
+            return None
+        if evidence_floor is not None or (confident and self.verify_correct):
+            return self._verify
+        return None
 
     def _verify(self, question: str, answer: str, passage: str) -> float:
         return float(self.verifier.score(f"{question.strip()}\nAnswer: {answer}", [passage])[0])
@@ -277,22 +283,12 @@ class Generator:
         language: str,
         extra: str = "",
         purpose: str = "generate",
-        logprobs: bool = False,
+        logprobs: bool = False,  # crag's readings: how sure the model was of its short answer
     ) -> ChatRequest:
-        # Sources as quoted data: invisible characters removed, fake delimiters, [n] markers
-        # and role labels defanged (crag.generate.framing), one line each.
-        listing = "\n\n".join(f"[{s.n}] {' '.join(neutralise(s.text).split())}" for s in sources)
-        return ChatRequest(
-            messages=(
-                Message("system", SYSTEM.format(language=language_name(language))),
-                *EXAMPLES,
-                Message("user", USER.format(sources=listing, question=question.strip()) + extra),
-            ),
-            max_tokens=self.max_tokens,
-            temperature=self.temperature,
-            purpose=purpose,
-            logprobs=logprobs,  # crag's readings: how sure the model was of its short answer
-        )
+        return reading_request(
+            question, sources, language_name(language), extra, purpose=purpose,
+            max_tokens=self.max_tokens, temperature=self.temperature, logprobs=logprobs,
+        )  # fmt: skip
 
     @staticmethod
     def _declined(raw: str, sources: list[Source]) -> bool:

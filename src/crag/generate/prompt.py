@@ -14,9 +14,19 @@ start a fake "Question:" line of its own.
 
 from __future__ import annotations
 
-from crag.models.llm.base import Message
+from crag.generate.citations import Source
+from crag.generate.framing import neutralise
+from crag.models.llm.base import ChatRequest, Message
 
-__all__ = ["EXAMPLES", "FEEDBACK", "NOT_FOUND", "SECOND_LOOK", "SYSTEM", "USER"]
+__all__ = [
+    "EXAMPLES",
+    "FEEDBACK",
+    "NOT_FOUND",
+    "SECOND_LOOK",
+    "SYSTEM",
+    "USER",
+    "reading_request",
+]
 
 NOT_FOUND = "NOT_FOUND"
 SYSTEM = (
@@ -61,3 +71,33 @@ SECOND_LOOK = (
     "\n\nRead source [1] again: it is the passage most likely to hold the answer. If it "
     f"answers the question, give the short answer and [1]. If it does not, reply {NOT_FOUND}."
 )
+
+
+def reading_request(
+    question: str,
+    sources: list[Source],
+    language: str,
+    extra: str = "",
+    *,
+    purpose: str = "generate",
+    max_tokens: int = 320,
+    temperature: float = 0.0,
+    logprobs: bool = False,
+) -> ChatRequest:
+    """The reader's request: instructions in `language` (a name: "English"), the examples,
+    then the numbered sources and the question (`extra` after it). Sources are quoted data:
+    invisible characters removed, fake delimiters, [n] markers and role labels defanged
+    (`crag.generate.framing`), one line each. The instructions and examples come first and
+    never change, so a llama.cpp slot keeps them cached from one question to the next."""
+    listing = "\n\n".join(f"[{s.n}] {' '.join(neutralise(s.text).split())}" for s in sources)
+    return ChatRequest(
+        messages=(
+            Message("system", SYSTEM.format(language=language)),
+            *EXAMPLES,
+            Message("user", USER.format(sources=listing, question=question.strip()) + extra),
+        ),
+        max_tokens=max_tokens,
+        temperature=temperature,
+        purpose=purpose,
+        logprobs=logprobs,
+    )

@@ -249,6 +249,7 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
             if settings.generate.verify
             else None,
             verify_cut=verify_cut(settings),
+            verify_correct=settings.generate.verify_correct,
             read_alone=settings.generate.read_alone,
             align_floor=settings.generate.align_floor,
             prefer_best=settings.generate.prefer_best,

@@ -251,6 +251,23 @@ def test_when_the_evaluator_is_unsure_the_passage_must_state_the_answer() -> Non
     assert quiet.seen == []
 
 
+def test_verify_correct_checks_the_span_under_a_correct_verdict_too() -> None:
+    question = "Who was the second person to walk on the moon?"
+    for reread in (False, True):
+        no = FixedVerifier(0.2)
+        gen = Generator(ScriptedLLM("Buzz Aldrin [2]"), verifier=no, verify_correct=True)
+        out = gen.generate(question, strips(*MOON), confident=True, reread=reread)
+        assert out.refused and "does not state it" in out.text
+        assert no.seen and no.seen[0][1] == MOON[1]
+    yes = FixedVerifier(0.9)
+    gen = Generator(ScriptedLLM("Buzz Aldrin [2]"), verifier=yes, verify_correct=True)
+    assert not gen.generate(question, strips(*MOON), confident=True).refused
+    # plain RAG (no verdict, no floor) is never verified
+    quiet = FixedVerifier(0.0)
+    gen = Generator(ScriptedLLM("Buzz Aldrin [2]"), verifier=quiet, verify_correct=True)
+    assert not gen.generate(question, strips(*MOON)).refused and quiet.seen == []
+
+
 def test_every_kept_explanation_sentence_cites_a_source_and_at_most_two_are_kept() -> None:
     question = "Who was the second person to walk on the moon?"
     reply = (
