@@ -98,6 +98,8 @@ def test_ask_json_trace_and_graph(
     # crag's readings are typed records: each candidate names its reading and source
     assert answer["refused"] or trace.candidates
     assert all(c.reading == "all" or c.reading.startswith("alone [") for c in trace.candidates)
+    # llama.cpp returns each token's log-probability: the short answer's token probabilities
+    assert all(c.probs and all(0.0 < p <= 1.0 for p in c.probs) for c in trace.candidates)
     alone = [c for c in trace.calls if c.purpose == "generate-alone"]
     assert len(alone) == len(trace.read_alone) <= 1
     for c in answer["citations"]:
