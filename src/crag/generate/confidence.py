@@ -1,11 +1,12 @@
 """How sure the reader was of its short answer: the probabilities of the tokens that spell it.
 
 The reader writes the short answer first, so the model's probability for each of its tokens
-comes with the reading at no extra call (the request asks for log-probabilities). A name the
-model copies with certainty from a passage that states it reads near 1.0 on every token; a
-name it hesitates over — two people in one paragraph, a date among dates — has one token well
-below. The answer check reads these probabilities next to its other evidence; the trace keeps
-them for each candidate.
+comes with the reading at no extra call (the request asks for log-probabilities). They show
+where the model hesitated — two people in one paragraph, a date among dates — and the trace
+keeps them for each candidate (`CandidateRecord.probs`). They are not a rule: on the tuning
+questions the model was about as sure of its wrong spans as of its right ones (area under
+the ROC curve 0.70, the verification's P(yes) 0.70; docs/benchmarks.md, "The reader's token
+probabilities").
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-__all__ = ["answer_probs", "least"]
+__all__ = ["answer_probs"]
 
 _KEEP = 16  # tokens kept: a short answer longer than this is judged on its start
 
@@ -36,8 +37,3 @@ def answer_probs(tokens: Sequence[tuple[str, float]], short: str) -> tuple[float
             break
         out.append(round(math.exp(logprob), 4))
     return tuple(out[:_KEEP])
-
-
-def least(probs: Sequence[float]) -> float | None:
-    """The short answer's weakest token probability; None when it is unknown."""
-    return min(probs) if probs else None

@@ -20,5 +20,7 @@ _REASONS_TR = {
 
 
 def refusal_text(language: str, reason: str, key: str) -> str:
+    """ "I don't know: `reason`" in `language` (English unless Turkish); `key` picks the
+    Turkish wording of the reason ("no_sources", "model"), else `reason` is used as it is."""
     template = _REFUSALS.get(language, _REFUSALS["en"])
     return template.format(reason=reason, reason_tr=_REASONS_TR.get(key, reason))

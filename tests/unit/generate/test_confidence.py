@@ -7,7 +7,7 @@ import math
 from tests.support.strips import strips
 
 from crag.generate.citations import number_sources
-from crag.generate.confidence import answer_probs, least
+from crag.generate.confidence import answer_probs
 from crag.generate.reader import Reading, candidates
 
 
@@ -22,8 +22,6 @@ def test_only_the_tokens_that_spell_the_short_answer_count() -> None:
     assert answer_probs(tokens, "The Eiffel") == (0.5, 0.9, 1.0, 1.0)
     assert answer_probs(tokens, "Louvre") == ()  # not what was generated
     assert answer_probs((), "Eiffel") == ()  # the provider returned no log-probabilities
-    assert least(answer_probs(tokens, "Eiffel Tower")) == 0.9
-    assert least(()) is None
 
 
 def test_a_reading_carries_its_probabilities_into_its_candidate() -> None:
