@@ -131,27 +131,24 @@ class Collector:
             key = (chunk.id, condition)
             if key not in self.scores:
                 scored = score_question(self.components, question, chunk, answer, condition, extra)
-                row = {
-                    "type": "scores",
-                    "chunk": chunk.id,
-                    "condition": condition,
-                    "evaluator": self.evaluator,
-                    "hits": scored.to_json(),
-                }
-                self.journal.append(row)
-                self.scores[key] = row
+                self._journal("scores", key, self.scores, hits=scored.to_json())
             if self.answers and key not in self.outcomes:
                 result = answer_outcome(self.components, question, chunk, answer, condition, extra)
-                row = {
-                    "type": "answer",
-                    "chunk": chunk.id,
-                    "condition": condition,
-                    "evaluator": self.evaluator,
-                    "generator": self.generator,
-                    **result,
-                }
-                self.journal.append(row)
-                self.outcomes[key] = row
+                self._journal("answer", key, self.outcomes, generator=self.generator, **result)
+
+    def _journal(
+        self,
+        kind: str,
+        key: tuple[str, str],
+        into: dict[tuple[str, str], dict[str, Any]],
+        **fields: Any,
+    ) -> None:
+        """Append a (chunk, condition) record of this evaluator to the journal and `into`."""
+        chunk, condition = key
+        row = {"type": kind, "chunk": chunk, "condition": condition, "evaluator": self.evaluator}
+        row.update(fields)
+        self.journal.append(row)
+        into[key] = row
 
     def _unit_size(self, chunk: Chunk) -> int:
         chunks = self.index.catalog.chunks_of(chunk.source)
