@@ -14,13 +14,13 @@ refusal text is ours (in the question's language), naming why. With nothing to r
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from crag.generate.answer_check import VERIFY_CUT, Checked, check_answer
-from crag.generate.citations import MARK, Source, check_citations, has_words, number_sources
+from crag.generate.citations import MARK, Source, has_words, number_sources
+from crag.generate.declined import declined, without_marker
 from crag.generate.language import detect_language, language_name
 from crag.generate.prompt import FEEDBACK, NOT_FOUND, SECOND_LOOK, reading_request
 from crag.generate.reader import Candidate, Reading, best_sources, candidates, rank
@@ -33,8 +33,6 @@ __all__ = ["NOT_FOUND", "Generated", "Generator", "refusal_text"]
 Verify = Callable[[str, str, str], float]  # (question, short answer, passage) -> P(yes)
 _NOT_IN_SOURCES = "the retrieved sources do not contain the answer"
 _NOT_CORROBORATED = "the best source, read on its own, does not give the answer"
-_MARKER = re.compile(r"\bNOT[ _]FOUND\b\.?")
-_ONLY_MARKER = re.compile(r"\W*not[ _]found\W*", re.IGNORECASE)
 
 
 def _only_all(found: list[Candidate]) -> bool:
@@ -121,7 +119,7 @@ class Generator:
             main = Reading(raw, "all", 0, result.token_logprobs)
             return self._reread(question, main, sources, strips, language, extra, notes,
                                 evidence_floor, verify, result.finish_reason)  # fmt: skip
-        if confident and self._declined(raw, sources):
+        if confident and declined(raw, sources):
             best = best_sources(strips, sources, 1)[0]
             notes.append(f"the model declined; a second look at source [{best.n}] alone")
             alone = [Source(1, best.chunk, best.text)]
@@ -132,7 +130,7 @@ class Generator:
         if not has_words(raw):  # "" or only markers/punctuation ("[3]"): nothing was said
             return self._refuse(language, sources, "the model returned an empty answer",
                                 [*notes, "generator returned empty output"])  # fmt: skip
-        if self._declined(raw, sources):
+        if declined(raw, sources):
             return self._refuse(language, sources, _NOT_IN_SOURCES, notes)
         checked = self._check(raw, question, sources, strips, language, evidence_floor, verify)
         notes += checked.notes
@@ -159,7 +157,7 @@ class Generator:
     ) -> Generated:
         """The reading of all sources and of the best ones alone: the best-tied candidate that
         passes the answer check is the answer (crag.generate.reader)."""
-        together = [main] if not self._declined(main.reply, sources) else []
+        together = [main] if not declined(main.reply, sources) else []
         found = candidates(together, question, sources, notes)
         # The readings alone are for answers copied from the wrong source: the source the
         # reading of all sources tied its answer in (0: tied nowhere) is not read again (on
@@ -234,7 +232,7 @@ class Generator:
         request = self._request(question, alone, language, extra, "generate-alone", True)
         result = self.llm.chat(request)
         reply = result.text.strip()
-        if self._declined(reply, alone):
+        if declined(reply, alone):
             return None
         return Reading(MARK.sub(f"[{src.n}]", reply), f"alone [{src.n}]", src.n,
                        result.token_logprobs)  # fmt: skip
@@ -252,7 +250,7 @@ class Generator:
         """The answer check of one reply (its NOT_FOUND marker removed) with this generator's
         support and cut."""
         return check_answer(
-            _MARKER.sub("", reply).strip(),
+            without_marker(reply),
             question,
             sources,
             strips,
@@ -289,14 +287,6 @@ class Generator:
             question, sources, language_name(language), extra, purpose=purpose,
             max_tokens=self.max_tokens, temperature=self.temperature, logprobs=logprobs,
         )  # fmt: skip
-
-    @staticmethod
-    def _declined(raw: str, sources: list[Source]) -> bool:
-        """The reply is the NOT_FOUND marker (alone, or with words but no valid citation)."""
-        if not has_words(raw) or _ONLY_MARKER.fullmatch(raw):
-            return True
-        rest = _MARKER.sub("", raw).strip()
-        return rest != raw and (not check_citations(raw, sources)[1] or not has_words(rest))
 
     @staticmethod
     def _refuse(language: str, sources: list[Source], reason: str, notes: list[str]) -> Generated:
