@@ -8,7 +8,9 @@ type registered, so embeddings travel as binary vectors, not text.
 from __future__ import annotations
 
 import logging
-from contextlib import AbstractContextManager
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING
 
 from crag.errors import CragError
@@ -60,6 +62,66 @@ class Database:
     def connection(self) -> AbstractContextManager[Connection[TupleRow]]:
         """A pooled connection (autocommit; use `conn.transaction()` for atomic work)."""
         return self.pool.connection(timeout=60)
+
+    @contextmanager
+    def advisory_lock(
+        self,
+        key: str,
+        busy: str,
+        wait: float = 0.0,
+        *,
+        cancelled: Callable[[], bool] | None = None,
+        on_wait: Callable[[], None] | None = None,
+    ) -> Iterator[None]:
+        """Hold a session-level advisory lock named `key` on a dedicated connection, waiting
+        up to `wait` seconds; PostgreSQL releases it by itself if this process dies. `busy`
+        ("another crag process is writing …") is the error when the wait runs out."""
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:
+            give_up = time.monotonic() + wait
+            waiting = False
+            lock = "SELECT pg_try_advisory_lock(hashtext(%s))"
+            while not (conn.execute(lock, (key,)).fetchone() or (False,))[0]:
+                if cancelled is not None and cancelled():
+                    raise CragError("cancelled while waiting for the writer lock")
+                if time.monotonic() >= give_up:
+                    waited = f" (waited {wait:g} s)" if wait else ""
+                    raise CragError(f"{busy}{waited}; wait for it to finish")
+                if not waiting and on_wait is not None:
+                    on_wait()
+                waiting = True
+                time.sleep(0.2)
+            try:
+                yield
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+
+    def collection_names(self) -> list[str]:
+        """Every collection in this schema."""
+        from psycopg import sql
+
+        with self.connection() as conn:
+            rows = conn.execute(
+                sql.SQL("SELECT name FROM {}.collections ORDER BY name").format(
+                    sql.Identifier(self.schema)
+                )
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def collection_counts(self) -> dict[str, tuple[int, int]]:
+        """(chunks, sources) of every collection in this schema, from the running totals and
+        the sources table: what `/v1/collections` shows without opening each collection."""
+        from psycopg import sql
+
+        with self.connection() as conn:
+            rows = conn.execute(
+                sql.SQL(
+                    "SELECT c.name, c.chunks_total, (SELECT count(*) FROM {s}.sources s "
+                    "WHERE s.collection = c.name) FROM {s}.collections c"
+                ).format(s=sql.Identifier(self.schema))
+            ).fetchall()
+        return {name: (int(chunks), int(sources)) for name, chunks, sources in rows}
 
     def close(self) -> None:
         self.pool.close()

@@ -13,24 +13,29 @@ dedicated connection, which PostgreSQL releases by itself if the writer's proces
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from psycopg import sql
 
 from crag.config import Settings
-from crag.errors import CragError, EmbeddingMismatchError, IndexCorruptError
+from crag.errors import EmbeddingMismatchError, IndexCorruptError
 from crag.index.analyzer import Analyzer
 from crag.index.embedding import embed_in_slices
 from crag.index.postgres.catalog import PgCatalog
 from crag.index.postgres.database import Database
 from crag.index.postgres.vectors import PgVectors
+from crag.index.postgres.writes import (
+    INSERT,
+    UPDATE,
+    add_totals,
+    chunk_rows,
+    count_terms,
+    source_totals,
+)
 from crag.index.protocol import SourceInfo
-from crag.index.rows import chunk_row
 from crag.models.embedder import Embedder, make_embedder
 from crag.types import Chunk
 
@@ -43,16 +48,6 @@ if TYPE_CHECKING:
 __all__ = ["PgIndex"]
 
 Progress = Callable[[int], None]
-
-_INSERT = (
-    'INSERT INTO {s}.chunks (collection, id, source, doc_id, position, start, "end", title, '
-    "url, text, metadata, tsv, nterms, embedding) VALUES "
-    "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, to_tsvector(%s::regconfig, %s), %s, %s)"
-)
-_UPDATE = (
-    'UPDATE {s}.chunks SET doc_id=%s, position=%s, start=%s, "end"=%s, title=%s, url=%s, '
-    "metadata=%s, tsv=to_tsvector(%s::regconfig, %s), nterms=%s WHERE collection=%s AND id=%s"
-)
 
 
 class PgIndex:
@@ -160,30 +155,14 @@ class PgIndex:
         on_wait: Callable[[], None] | None = None,
     ) -> Iterator[None]:
         """One writer per collection across all replicas (a PostgreSQL advisory lock)."""
-        import psycopg
-
-        key = f"crag-write:{self.db.schema}:{self.collection}"
-        with psycopg.connect(self.db.url, autocommit=True, connect_timeout=10) as conn:
-            give_up = time.monotonic() + wait
-            waiting = False
-            lock = "SELECT pg_try_advisory_lock(hashtext(%s))"
-            while not (conn.execute(lock, (key,)).fetchone() or (False,))[0]:
-                if cancelled is not None and cancelled():
-                    raise CragError("cancelled while waiting for the writer lock")
-                if time.monotonic() >= give_up:
-                    waited = f" (waited {wait:g} s)" if wait else ""
-                    raise CragError(
-                        f"another crag process is writing collection {self.collection!r}"
-                        f"{waited}; wait for it to finish"
-                    )
-                if not waiting and on_wait is not None:
-                    on_wait()
-                waiting = True
-                time.sleep(0.2)
-            try:
-                yield
-            finally:
-                conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+        with self.db.advisory_lock(
+            f"crag-write:{self.db.schema}:{self.collection}",
+            f"another crag process is writing collection {self.collection!r}",
+            wait,
+            cancelled=cancelled,
+            on_wait=on_wait,
+        ):
+            yield
 
     def needs_update(self, source: str, sha256: str) -> bool:
         info = self.catalog.source(source)
@@ -228,33 +207,8 @@ class PgIndex:
         old_ids: set[str],
     ) -> None:
         """Make the collection hold exactly `chunks` for `source`, in one transaction."""
-        from pgvector import Vector
-
-        cfg = self.catalog.ts_config
+        inserts, updates = chunk_rows(self.catalog, self.collection, chunks, embeddings, old_ids)
         new_ids = {c.id for c in chunks}
-        inserts, updates = [], []
-        for c in chunks:
-            terms = self.catalog.index_text(c)
-            if c.id in old_ids:
-                updates.append(
-                    (
-                        c.doc_id,
-                        c.position,
-                        c.start,
-                        c.end,
-                        c.title,
-                        c.url,
-                        json.dumps(c.metadata, ensure_ascii=False),
-                        cfg,
-                        terms,
-                        len(terms.split()),
-                        self.collection,
-                        c.id,
-                    )
-                )
-                continue
-            vector = Vector(np.asarray(embeddings[c.id], dtype=np.float32))
-            inserts.append((self.collection, *chunk_row(c), cfg, terms, len(terms.split()), vector))
         with self.db.connection() as conn, conn.transaction():
             if inserts:
                 self.record_embedder(conn, len(embeddings[inserts[0][1]]))
@@ -266,8 +220,8 @@ class PgIndex:
                 ).format(self.s),
                 (self.collection, source, sha256, len(chunks)),
             )
-            before = self._totals(conn, source)
-            self._count_terms(conn, source, -1)
+            before = source_totals(conn, self.s, self.collection, source)
+            count_terms(conn, self.s, self.collection, source, -1)
             stale = sorted(old_ids - new_ids)
             if stale:
                 conn.execute(
@@ -278,58 +232,25 @@ class PgIndex:
                 )
             with conn.cursor() as cur:
                 if updates:
-                    cur.executemany(sql.SQL(_UPDATE).format(s=self.s), updates)
+                    cur.executemany(sql.SQL(UPDATE).format(s=self.s), updates)
                 if inserts:
-                    cur.executemany(sql.SQL(_INSERT).format(s=self.s), inserts)
-            after = self._totals(conn, source)
-            self._add_totals(conn, after[0] - before[0], after[1] - before[1])
-            self._count_terms(conn, source, +1)
-
-    def _totals(self, conn: Any, source: str) -> tuple[int, int]:
-        """(chunks, terms) of one source, for the collection's BM25 statistics."""
-        row = conn.execute(
-            sql.SQL(
-                "SELECT count(*), coalesce(sum(nterms), 0) FROM {}.chunks "
-                "WHERE collection=%s AND source=%s"
-            ).format(self.s),
-            (self.collection, source),
-        ).fetchone()
-        return (int(row[0]), int(row[1])) if row else (0, 0)
-
-    def _count_terms(self, conn: Any, source: str, sign: int) -> None:
-        """Add (+1) or take away (-1) the document frequencies of one source's lexemes."""
-        conn.execute(
-            sql.SQL(
-                "INSERT INTO {s}.terms (collection, lexeme, df) "
-                "SELECT %s, u.lexeme, %s * count(*) FROM {s}.chunks c, unnest(c.tsv) u "
-                "WHERE c.collection = %s AND c.source = %s GROUP BY u.lexeme "
-                "ON CONFLICT (collection, lexeme) DO UPDATE SET df = terms.df + excluded.df"
-            ).format(s=self.s),
-            (self.collection, sign, self.collection, source),
-        )
-
-    def _add_totals(self, conn: Any, chunks: int, terms: int) -> None:
-        if chunks or terms:
-            conn.execute(
-                sql.SQL(
-                    "UPDATE {}.collections SET chunks_total = chunks_total + %s, "
-                    "terms_total = terms_total + %s WHERE name=%s"
-                ).format(self.s),
-                (chunks, terms, self.collection),
-            )
+                    cur.executemany(sql.SQL(INSERT).format(s=self.s), inserts)
+            after = source_totals(conn, self.s, self.collection, source)
+            add_totals(conn, self.s, self.collection, after[0] - before[0], after[1] - before[1])
+            count_terms(conn, self.s, self.collection, source, +1)
 
     def remove(self, source: str) -> int:
         """Drop a source and its chunks in one transaction; returns the chunks removed."""
         with self.db.connection() as conn, conn.transaction():
-            chunks, terms = self._totals(conn, source)
-            self._count_terms(conn, source, -1)
+            chunks, terms = source_totals(conn, self.s, self.collection, source)
+            count_terms(conn, self.s, self.collection, source, -1)
             row = conn.execute(
                 sql.SQL(
                     "DELETE FROM {}.sources WHERE collection=%s AND source=%s RETURNING chunks"
                 ).format(self.s),
                 (self.collection, source),
             ).fetchone()
-            self._add_totals(conn, -chunks, -terms)
+            add_totals(conn, self.s, self.collection, -chunks, -terms)
         return 0 if row is None else int(row[0])
 
     def repair(self) -> list[str]:
@@ -355,23 +276,11 @@ class PgIndex:
     # -- reads --------------------------------------------------------------------------
     def collection_names(self) -> list[str]:
         """Every collection in this schema (what the server lists)."""
-        with self.db.connection() as conn:
-            rows = conn.execute(
-                sql.SQL("SELECT name FROM {}.collections ORDER BY name").format(self.s)
-            ).fetchall()
-        return [r[0] for r in rows]
+        return self.db.collection_names()
 
     def collection_counts(self) -> dict[str, tuple[int, int]]:
-        """(chunks, sources) of every collection in this schema, from the running totals and
-        the sources table: what `/v1/collections` shows without opening each collection."""
-        with self.db.connection() as conn:
-            rows = conn.execute(
-                sql.SQL(
-                    "SELECT c.name, c.chunks_total, (SELECT count(*) FROM {s}.sources s "
-                    "WHERE s.collection = c.name) FROM {s}.collections c"
-                ).format(s=self.s)
-            ).fetchall()
-        return {name: (int(chunks), int(sources)) for name, chunks, sources in rows}
+        """(chunks, sources) of every collection in this schema (`/v1/collections`)."""
+        return self.db.collection_counts()
 
     def sources(self) -> list[SourceInfo]:
         return self.catalog.sources()
