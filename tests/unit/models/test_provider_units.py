@@ -18,7 +18,7 @@ from crag.config import load_settings
 from crag.errors import ConfigError, LLMAuthError
 from crag.grading import ActionTrigger
 from crag.models.llm import ChatRequest, OllamaLLM, OpenAICompatLLM, create, register
-from crag.models.llm._http import retry_after
+from crag.models.llm._http_errors import Endpoint, retry_after
 from crag.models.llm.openai import key_env_for
 from crag.models.llm.registry import parse_spec
 from crag.models.llm.structured import (
@@ -290,3 +290,10 @@ def test_streamed_reasoning_is_held_back(pieces: list[str], shown: str) -> None:
     hold.flush()
     assert "".join(out) == shown
     assert without_reasoning("".join(pieces)) == (shown or "")
+
+
+def test_an_endpoint_never_shows_its_key() -> None:
+    where = Endpoint("openai", "m", "http://127.0.0.1:9", key="sk-secret-123", key_env="K")
+    assert "sk-secret" not in repr(where)
+    error = where.status_error(httpx.Response(401, text="bad key sk-secret-123"))
+    assert "sk-secret" not in str(error) and "***" in str(error)

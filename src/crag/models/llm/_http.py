@@ -13,11 +13,9 @@ message, a log line or a repr, and redacts it should a server echo it back.
 
 from __future__ import annotations
 
-import email.utils
 import json
 import logging
 import random
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import replace
@@ -27,15 +25,14 @@ import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from crag.errors import (
-    LLMAuthError,
     LLMError,
     LLMRateLimitError,
-    LLMRequestError,
     LLMResponseError,
     LLMServerError,
     LLMTimeoutError,
     LLMUnavailableError,
 )
+from crag.models.llm._http_errors import Endpoint
 from crag.models.llm.base import ChatResult
 
 __all__ = ["HTTPClient", "with_attempts"]
@@ -51,36 +48,6 @@ def with_attempts(result: ChatResult, attempts: int) -> ChatResult:
 
 def _retryable(exc: BaseException) -> bool:
     return isinstance(exc, _RETRYABLE)
-
-
-def retry_after(headers: httpx.Headers) -> float | None:
-    """Seconds a server asked us to wait: `retry-after-ms`, `retry-after` (seconds or date)."""
-    if (ms := headers.get("retry-after-ms")) is not None:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value.strip() else None
-        return None if parsed is None else max(0.0, parsed.timestamp() - time.time())
-
-
-def _server_words(response: httpx.Response) -> str:
-    """The error message inside a response body, whatever shape the server uses."""
-    text = response.text
-    try:
-        body = json.loads(text)
-    except ValueError:
-        return " ".join(text.split())[:300]
-    error = body.get("error", body) if isinstance(body, dict) else body
-    if isinstance(error, dict):
-        error = error.get("message") or error.get("error") or error
-    return " ".join(str(error).split())[:300]
 
 
 class HTTPClient:
@@ -110,6 +77,7 @@ class HTTPClient:
         self.hint = hint
         self.key_env = key_env
         self._key = api_key
+        self._where = Endpoint(provider, model, self.base_url, api_key, key_env, hint, timeout)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(
             timeout=httpx.Timeout(timeout, connect=min(connect_timeout, timeout)),
@@ -131,63 +99,10 @@ class HTTPClient:
     # -- errors ---------------------------------------------------------------------------
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._key, "***") if self._key else text
+        return self._where.redact(text)
 
     def _error(self, cls: type[LLMError], what: str, **kw: Any) -> LLMError:
-        message = f"{self.provider} model {self.model!r} at {self.base_url}: {what}"
-        return cls(self._redact(message), provider=self.provider, model=self.model, **kw)
-
-    def _transport_error(self, exc: httpx.HTTPError) -> LLMError:
-        if isinstance(exc, httpx.ConnectTimeout | httpx.ConnectError):
-            hint = f" {self.hint}" if self.hint else ""
-            return self._error(
-                LLMUnavailableError,
-                f"cannot connect ({type(exc).__name__}: {exc}). Is the server running and is "
-                f"base_url right?{hint}",
-            )
-        if isinstance(exc, httpx.TimeoutException):
-            return self._error(
-                LLMTimeoutError,
-                f"no answer within {self.timeout:g} s ({type(exc).__name__}). Raise the role's "
-                "`timeout` setting, or use a smaller or closer model.",
-            )
-        if isinstance(exc, httpx.RemoteProtocolError):
-            return self._error(
-                LLMUnavailableError, f"the server dropped the connection ({exc}); retry later"
-            )
-        return self._error(LLMUnavailableError, f"{type(exc).__name__}: {exc}")
-
-    def _status_error(self, response: httpx.Response) -> LLMError:
-        status, words = response.status_code, self._redact(_server_words(response))
-        kw: dict[str, Any] = {"status": status, "detail": words}
-        if status == 429:
-            return self._error(
-                LLMRateLimitError,
-                f"rate limited (HTTP 429: {words}); wait, lower evaluate.concurrency, or use "
-                "another plan or provider",
-                retry_after=retry_after(response.headers),
-                **kw,
-            )
-        if status >= 500 and status != 501:
-            return self._error(
-                LLMServerError,
-                f"server error (HTTP {status}: {words}); check the server's logs",
-                retry_after=retry_after(response.headers),
-                **kw,
-            )
-        if status in (401, 403):
-            fix = f"check the key in ${self.key_env}" if self.key_env else "set api_key_env"
-            if self.key_env and not self._key:
-                fix = f"${self.key_env} is not set; export it"
-            return self._error(LLMAuthError, f"HTTP {status}: {words}; {fix}", **kw)
-        if status == 404:
-            return self._error(
-                LLMRequestError,
-                f"not found (HTTP 404: {words}); is the model name right, and does base_url "
-                f"point at the API root?{' ' + self.hint if self.hint else ''}",
-                **kw,
-            )
-        return self._error(LLMRequestError, f"request rejected (HTTP {status}: {words})", **kw)
+        return self._where.error(cls, what, **kw)
 
     # -- retries --------------------------------------------------------------------------
 
@@ -235,12 +150,12 @@ class HTTPClient:
         try:
             response = self._client.send(request, stream=stream)
         except httpx.HTTPError as exc:
-            raise self._transport_error(exc) from None
+            raise self._where.transport_error(exc) from None
         if response.status_code >= 400:
             with suppress(httpx.HTTPError):
                 response.read()
             response.close()
-            raise self._status_error(response)
+            raise self._where.status_error(response)
         return response
 
     def _decode(self, response: httpx.Response) -> Any:
@@ -286,7 +201,7 @@ class HTTPClient:
             try:
                 yield from response.iter_lines()
             except httpx.TimeoutException as exc:
-                raise self._transport_error(exc) from None
+                raise self._where.transport_error(exc) from None
             except httpx.HTTPError as exc:
                 raise self.truncated(f"the stream broke off ({type(exc).__name__})") from None
 
@@ -326,7 +241,7 @@ class HTTPClient:
         try:
             response = self._client.get(self.base_url + path, timeout=timeout)
         except httpx.HTTPError as exc:
-            raise self._transport_error(exc) from None
+            raise self._where.transport_error(exc) from None
         if response.status_code >= 400:
-            raise self._status_error(response)
+            raise self._where.status_error(response)
         return self._decode(response)
