@@ -118,7 +118,7 @@ def test_a_job_whose_replica_died_is_finished_by_another(
     spooled.write_text("The orphaned job mentions markerorphan once.")
     job = Job(id=dead.new_id(), kind="ingest", uploads=[Upload("orphan.txt", spooled, "o.txt")])
     # the live replicas would claim a queued job at once: take its lease before submitting
-    lease = dead._lease_conn()
+    lease = dead._lease.conn()
     lease.execute("SELECT pg_advisory_lock(hashtext(%s))", (f"crag-job:{job.id}",))
     dead.submit(job)
     claimed = dead._claim()

@@ -22,7 +22,6 @@ import json
 import logging
 import shutil
 import tempfile
-import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -34,6 +33,7 @@ from psycopg import sql
 from crag.index.postgres.store import PgIndex
 from crag.server.gate import Busy
 from crag.server.jobs import Job, JobRunner, Upload
+from crag.server.pglease import Lease
 
 __all__ = ["PgJobRunner"]
 
@@ -54,8 +54,8 @@ class PgJobRunner(JobRunner):
         self.poll_s = poll_s
         self.replica = f"{uuid.uuid4().hex[:12]}"
         self.s = sql.Identifier(self.db.schema)
-        self._lease: Any = None  # a dedicated connection holding the running job's lock
-        self._lease_lock = threading.Lock()
+        # the connection whose advisory locks say this replica is alive and what it runs
+        self._lease = Lease(self.db.url, self.db.schema, self.replica)
         self._saved_at = 0.0
 
     def _q(self, text: str) -> sql.Composed:
@@ -86,30 +86,9 @@ class PgJobRunner(JobRunner):
         self._sweep()
         return []
 
-    def _alive_key(self, replica: str) -> str:
-        return f"crag-replica:{self.db.schema}:{replica}"
-
     def _sweep(self) -> None:
-        """Delete the `running-<id>` folders of replicas that are gone. Alive is knowable:
-        each replica holds a session advisory lock on its id for as long as its lease
-        connection lives, and PostgreSQL drops it when the process dies (`kill -9` too), so
-        a lock this replica can take belongs to a dead one. Folders of live replicas sharing
-        the spool (several on one host) are left alone."""
-        base = self.running_dir.parent
-        try:
-            lease = self._lease_conn()
-            for path in base.glob("running-*"):
-                replica = path.name.removeprefix("running-")
-                if replica == self.replica or not path.is_dir():
-                    continue
-                key = self._alive_key(replica)
-                got = lease.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (key,))
-                if (got.fetchone() or (False,))[0]:
-                    shutil.rmtree(path, ignore_errors=True)
-                    lease.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
-                    log.info("removed %s, left by a replica that stopped", path)
-        except Exception:  # tidying up must never keep the worker from starting
-            log.warning("could not check the spool for stopped replicas", exc_info=True)
+        """Delete the `running-<id>` folders of replicas that are gone (`Lease.sweep`)."""
+        self._lease.sweep(self.running_dir.parent)
 
     @property
     def running_dir(self) -> Path:
@@ -233,10 +212,7 @@ class PgJobRunner(JobRunner):
         self._queue.put(None)
         if self._thread is not None:
             self._thread.join(timeout)
-        with self._lease_lock:
-            if self._lease is not None:
-                self._lease.close()
-                self._lease = None
+        self._lease.close()
         shutil.rmtree(self.running_dir, ignore_errors=True)
 
     def _loop(self) -> None:
@@ -255,19 +231,9 @@ class PgJobRunner(JobRunner):
             finally:
                 self._release(job.id)
 
-    def _lease_conn(self) -> Any:
-        import psycopg
-
-        with self._lease_lock:
-            if self._lease is None or self._lease.closed:
-                self._lease = psycopg.connect(self.db.url, autocommit=True, connect_timeout=10)
-                alive = "SELECT pg_advisory_lock(hashtext(%s))"  # this replica is alive
-                self._lease.execute(alive, (self._alive_key(self.replica),))
-            return self._lease
-
     def _claim(self) -> Job | None:
         """The oldest queued job, or a running one whose replica died (its lease is free)."""
-        lease = self._lease_conn()
+        self._lease.conn()  # this replica is marked alive before it claims anything
         with self.db.connection() as conn, conn.transaction():
             rows = conn.execute(
                 self._q(
@@ -278,10 +244,7 @@ class PgJobRunner(JobRunner):
                 (self.collection,),
             ).fetchall()
             for row in rows:
-                got = lease.execute(
-                    "SELECT pg_try_advisory_lock(hashtext(%s))", (f"crag-job:{row[0]}",)
-                ).fetchone()
-                if not got or not got[0]:
+                if not self._lease.claim(row[0]):
                     continue  # another replica is running it
                 job = self._load(row)
                 if job.state == "running":
@@ -317,11 +280,7 @@ class PgJobRunner(JobRunner):
         job.uploads = uploads
 
     def _release(self, job_id: str) -> None:
-        with self._lease_lock:
-            if self._lease is not None and not self._lease.closed:
-                self._lease.execute(
-                    "SELECT pg_advisory_unlock(hashtext(%s))", (f"crag-job:{job_id}",)
-                )
+        self._lease.release(job_id)
 
     def _checker(self, job: Job) -> Callable[[], None]:
         """The base checks, plus: save progress and read a cancel sent to another replica,
