@@ -1,0 +1,142 @@
+"""The reading of all sources under other prompts, on the strips a finished `crag eval` run kept.
+
+    python -m bench.reader_prompts RUN_DIR [--variants qfirst,bestlast,pruned] [--limit 30]
+
+Why offline: a prompt change moves every later step (readings alone, the answer check), so a
+full run mixes its effect with theirs; here each variant reads exactly what the run's reading
+of all sources read (the kept strips in its trace, numbered as crag numbers them) with the
+configured generator, and its short answer is compared with the gold answers. The run's own
+reading is the baseline: its candidate from the reading of all sources, or a decline.
+
+- `qfirst`: the question also before the sources.
+- `bestlast`: the sources listed in reverse order, the best next to the question (numbers kept).
+- `pruned`: only the sources whose best strip reached the run's lower threshold (the best one
+  always), on questions judged CORRECT only (where the scores are trusted).
+
+Use tuning-part runs (`crag eval … --tuning-part`): this chooses, it does not report. Writes
+bench/results/reader_prompts.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from collections import Counter
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from bench.common import console, print_table, write_results
+from crag.eval.metrics import contains_answer
+from crag.generate.citations import Source, number_sources
+from crag.generate.declined import declined
+from crag.generate.matching import short_answer
+from crag.generate.prompt import reading_request
+from crag.models.llm.base import ChatRequest, Message
+from crag.types import Chunk, Strip
+
+VARIANTS = ("qfirst", "bestlast", "pruned")
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    question: str
+    answers: list[str]
+    verdict: str
+    strips: list[Strip]
+    lower: float
+    baseline: str  # the run's short answer from its reading of all sources ("": declined)
+
+
+def load(run: Path) -> list[Question]:
+    out = []
+    for line in (run / "results.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        if r.get("error") or r["mode"] == "rag" or not r.get("answerable", True):
+            continue
+        t = r["trace"]
+        strips = [
+            Strip(s["text"], Chunk(s["chunk_id"], s["text"], "", "", 0, 0, 0), i, s["score"])
+            for i, s in enumerate(t["strips"])
+            if s["kept"]
+        ]
+        if not strips:
+            continue
+        first = next((c["short"] for c in t["candidates"] if c["reading"] == "all"), "")
+        lower = (t.get("thresholds") or {}).get("lower", 0.0)
+        out.append(Question(r["question"], r["answers"], r["verdict"], strips, lower, first))
+    return out
+
+
+def request(q: Question, variant: str) -> tuple[ChatRequest, list[Source]] | None:
+    """The reading request of `variant` and its numbered sources; None where it does not
+    apply."""
+    strips = q.strips
+    if variant == "pruned":
+        if q.verdict != "correct":
+            return None
+        best = max(strips, key=lambda s: s.score)
+        strips = [s for s in strips if s.score >= q.lower or s is best]
+    sources = number_sources(strips)
+    base = reading_request(q.question, sources, "English")
+    *head, last = base.messages
+    if variant == "qfirst":
+        last = Message("user", f"Question: {q.question.strip()}\n\n{last.content}")
+    elif variant == "bestlast":
+        body, asked = last.content.split("\n\nQuestion: ", 1)
+        title, listing = body.split("\n", 1)
+        listed = "\n\n".join(reversed(listing.split("\n\n")))
+        last = Message("user", f"{title}\n{listed}\n\nQuestion: {asked}")
+    return replace(base, messages=(*head, last)), sources
+
+
+def outcome(short: str, answers: list[str]) -> str:
+    if not short:
+        return "declined"
+    return "right" if contains_answer(short, answers, "en") else "wrong"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("run", type=Path)
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--limit", type=int, default=30)
+    args = parser.parse_args()
+    variants = [v for v in args.variants.split(",") if v]
+    if unknown := set(variants) - set(VARIANTS):
+        parser.error(f"unknown variants: {', '.join(sorted(unknown))}")
+    from crag.config import Settings
+    from crag.pipeline.build import make_roles
+
+    llm = make_roles(Settings(), ("generator",))["generator"]
+    rows: list[dict[str, Any]] = []
+    for q in load(args.run)[: args.limit]:
+        row: dict[str, Any] = {"question": q.question, "baseline": outcome(q.baseline, q.answers)}
+        for v in variants:
+            reading = request(q, v)
+            if reading is None:
+                continue
+            result = llm.chat(reading[0])
+            reply = result.text.strip()
+            short = "" if declined(reply, reading[1]) else short_answer(reply)
+            row[v] = {"outcome": outcome(short, q.answers), "prompt_tokens": result.prompt_tokens}
+        rows.append(row)
+        console.print(f"{len(rows)}: {row}")
+    table = []
+    for v in variants:
+        asked = [r for r in rows if v in r]
+        base, var = Counter(r["baseline"] for r in asked), Counter(r[v]["outcome"] for r in asked)
+        tokens = [r[v]["prompt_tokens"] for r in asked]
+        cells = [f"{c['right']} / {c['wrong']} / {c['declined']}" for c in (base, var)]
+        table.append([v, len(asked), *cells, statistics.median(tokens) if tokens else "–"])
+    print_table(
+        "The reading of all sources: the run's prompt against each variant",
+        ["variant", "questions", "run: right / wrong / declined", "variant", "prompt tokens"],
+        table,
+    )
+    write_results("reader_prompts", {"run": str(args.run), "rows": rows})
+
+
+if __name__ == "__main__":
+    main()
