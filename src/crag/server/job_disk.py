@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
 from crag.server.job import Job
 
-__all__ = ["read_jobs", "remove_job", "remove_orphans", "write_job"]
+__all__ = ["read_jobs", "remove_job", "remove_orphans", "resume_on_start", "write_job"]
 
 log = logging.getLogger("crag.server")
 
@@ -62,3 +63,21 @@ def remove_orphans(spool_dir: Path, needed: Iterable[Path]) -> int:
     if removed:
         log.info("removed %d orphaned upload files from %s", removed, spool_dir)
     return removed
+
+
+def resume_on_start(job: Job) -> bool:
+    """A job found queued or running at start-up: queued again (True) when its spooled files
+    are all still there (ingesting is idempotent), else failed with the reason (False)."""
+    lost = [u.source for u in job.uploads if not u.path.exists()]
+    if lost:
+        was = job.state
+        job.state, job.finished = "failed", time.time()
+        job.error = (
+            f"the server stopped while this job was {was}, and its uploaded files are gone "
+            f"({', '.join(lost)}); upload again"
+        )
+        job.done_event.set()
+        return False
+    job.state, job.started = "queued", None
+    job.note = "resumed after a server restart"
+    return True

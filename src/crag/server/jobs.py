@@ -40,8 +40,14 @@ from crag.errors import CragError
 from crag.index.store import Index
 from crag.server.gate import Busy
 from crag.server.job import Job, JobCancelled, Upload
-from crag.server.job_disk import read_jobs, remove_job, remove_orphans, write_job
-from crag.server.job_work import do_job
+from crag.server.job_disk import (
+    read_jobs,
+    remove_job,
+    remove_orphans,
+    resume_on_start,
+    write_job,
+)
+from crag.server.job_work import do_job, job_checker, repair_after_stop, repair_at_start
 
 __all__ = ["Job", "JobCancelled", "JobRunner", "Upload"]
 
@@ -131,20 +137,10 @@ class JobRunner:
         if self.jobs_dir is not None:
             for job in read_jobs(self.jobs_dir):
                 if job.state in ("queued", "running"):
-                    lost = [u.source for u in job.uploads if not u.path.exists()]
-                    if lost:
-                        was = job.state
-                        job.state, job.finished = "failed", time.time()
-                        job.error = (
-                            f"the server stopped while this job was {was}, and its "
-                            f"uploaded files are gone ({', '.join(lost)}); upload again"
-                        )
-                        job.done_event.set()
-                        self._cleanup(job)
-                    else:
-                        job.state, job.started = "queued", None
-                        job.note = "resumed after a server restart"
+                    if resume_on_start(job):
                         resumed.append(job)
+                    else:
+                        self._cleanup(job)
                     self._save(job)
                 self._jobs[job.id] = job
             finished = [j for j in self._jobs.values() if j.state in ("done", "failed")]
@@ -209,20 +205,12 @@ class JobRunner:
 
     # -- the worker ----------------------------------------------------------------------
     def _repair(self) -> None:
-        """Bring the stores back in step before any job (what a crash left)."""
-        self.repair_note = "waiting for the writer lock to check the index"
-        try:
-            with self.index.write_lock(self.lock_wait_s, cancelled=self._stopping.is_set):
-                self.repair_note = "repairing the index"
-                done = self.index.reconcile()
-            for line in done:
-                log.warning("start-up repair: %s", line)
-            self.repair_note = "repaired: " + "; ".join(done) if done else "consistent"
-        except Exception as exc:
-            log.exception("start-up repair failed")
-            self.repair_note = f"repair failed: {exc}"
-            return
-        self.ready.set()
+        """Bring the stores back in step before any job; `ready` is set only then."""
+        if repair_at_start(self.index, self.lock_wait_s, self._stopping.is_set, self._noted):
+            self.ready.set()
+
+    def _noted(self, note: str) -> None:
+        self.repair_note = note
 
     def _loop(self) -> None:
         self._repair()
@@ -281,29 +269,10 @@ class JobRunner:
         self._repair_after_stop()
 
     def _repair_after_stop(self) -> None:
-        try:
-            with self.index.write_lock(self.lock_wait_s):
-                self.index.repair()
-        except Exception:
-            log.exception("repair after a stopped job failed; the next write repairs it")
+        repair_after_stop(self.index, self.lock_wait_s)
 
     def _checker(self, job: Job) -> Callable[[], None]:
-        deadline = time.monotonic() + self.job_timeout_s
-
-        def check() -> None:
-            if job.cancel_reason:
-                done = job.progress.n_files_done
-                raise JobCancelled(
-                    f"{job.cancel_reason} after {done} of {len(job.uploads) or 1} files "
-                    "(files finished before stay indexed)"
-                )
-            if time.monotonic() > deadline:
-                raise JobCancelled(
-                    f"stopped: over the time limit of {self.job_timeout_s:g} s "
-                    "(server.job_timeout_s); files finished before stay indexed"
-                )
-
-        return check
+        return job_checker(job, self.job_timeout_s)
 
     def _run(self, job: Job) -> None:
         job.progress.check = self._checker(job)
