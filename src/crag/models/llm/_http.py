@@ -4,11 +4,12 @@ Why one place: every provider needs the same behaviour and the same honesty abou
 A request is retried (tenacity, exponential backoff with jitter, at most `max_retries` times)
 only when trying again can help — connection refused or dropped, a timeout, 429, 5xx — and a
 server's `Retry-After` is honoured up to `max_retry_wait`. Everything else becomes the
-`LLMError` subclass that names provider, model, URL and what to do. A stream is retried only
+`LLMError` subclass that names provider, model, URL and what to do (the mapping:
+`crag.models.llm._http_errors`). A stream is retried only
 until its response starts: once tokens have reached the caller, a retry would repeat them.
 
-The API key travels only in the `Authorization` header; this module never puts it in a
-message, a log line or a repr, and redacts it should a server echo it back.
+The API key travels only in the `Authorization` header; it is never put in a message, a log
+line or a repr, and `Endpoint` redacts it should a server echo it back.
 """
 
 from __future__ import annotations
@@ -71,12 +72,9 @@ class HTTPClient:
         self.provider = provider
         self.model = model
         self.base_url = base_url.rstrip("/")
-        self.timeout = timeout
         self.max_retries = max_retries
         self.max_retry_wait = max_retry_wait
-        self.hint = hint
-        self.key_env = key_env
-        self._key = api_key
+        # what every error names (and the key it redacts): `crag.models.llm._http_errors`
         self._where = Endpoint(provider, model, self.base_url, api_key, key_env, hint, timeout)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(
@@ -88,21 +86,13 @@ class HTTPClient:
 
     @property
     def has_key(self) -> bool:
-        return bool(self._key)
+        return bool(self._where.key)
 
     def __repr__(self) -> str:  # never the headers
         return f"HTTPClient({self.provider!r}, {self.model!r}, {self.base_url!r})"
 
     def close(self) -> None:
         self._client.close()
-
-    # -- errors ---------------------------------------------------------------------------
-
-    def _redact(self, text: str) -> str:
-        return self._where.redact(text)
-
-    def _error(self, cls: type[LLMError], what: str, **kw: Any) -> LLMError:
-        return self._where.error(cls, what, **kw)
 
     # -- retries --------------------------------------------------------------------------
 
@@ -163,7 +153,7 @@ class HTTPClient:
         try:
             return json.loads(text)
         except ValueError:
-            raise self._error(
+            raise self._where.error(
                 LLMResponseError,
                 f"the server sent malformed JSON ({text[:120]!r}); is base_url an "
                 f"{self.provider} API?",
@@ -211,14 +201,14 @@ class HTTPClient:
             response.close()
 
     def truncated(self, what: str) -> LLMError:
-        return self._error(
+        return self._where.error(
             LLMResponseError,
             f"{what} before the server said it was done; the answer is incomplete. Retry, "
             "or check the server's logs (out of memory? a proxy timeout?)",
         )
 
     def malformed(self, what: str) -> LLMError:
-        return self._error(LLMResponseError, what)
+        return self._where.error(LLMResponseError, what)
 
     def stream_object(self, data: str, stream: str, item: str) -> dict[str, Any]:
         """One JSON object of a stream (an Ollama NDJSON line, an SSE `data:` payload).
