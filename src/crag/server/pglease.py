@@ -16,11 +16,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from crag.index.postgres.database import LOCK, TRY_LOCK, UNLOCK
+
 __all__ = ["Lease"]
 
 log = logging.getLogger("crag.server")
-_TRY = "SELECT pg_try_advisory_lock(hashtext(%s))"
-_UNLOCK = "SELECT pg_advisory_unlock(hashtext(%s))"
 
 
 class Lease:
@@ -43,19 +43,18 @@ class Lease:
         with self._lock:
             if self._conn is None or self._conn.closed:
                 self._conn = psycopg.connect(self.url, autocommit=True, connect_timeout=10)
-                alive = "SELECT pg_advisory_lock(hashtext(%s))"
-                self._conn.execute(alive, (self.alive_key(self.replica),))
+                self._conn.execute(LOCK, (self.alive_key(self.replica),))
             return self._conn
 
     def claim(self, job_id: str) -> bool:
         """Take the job's lock; False when another replica holds it (it is running it)."""
-        got = self.conn().execute(_TRY, (f"crag-job:{job_id}",)).fetchone()
+        got = self.conn().execute(TRY_LOCK, (f"crag-job:{job_id}",)).fetchone()
         return bool(got and got[0])
 
     def release(self, job_id: str) -> None:
         with self._lock:
             if self._conn is not None and not self._conn.closed:
-                self._conn.execute(_UNLOCK, (f"crag-job:{job_id}",))
+                self._conn.execute(UNLOCK, (f"crag-job:{job_id}",))
 
     def sweep(self, base: Path) -> None:
         """Delete the `running-<replica>` folders under `base` of replicas that are gone: a
@@ -68,9 +67,9 @@ class Lease:
                 if replica == self.replica or not path.is_dir():
                     continue
                 key = self.alive_key(replica)
-                if (lease.execute(_TRY, (key,)).fetchone() or (False,))[0]:
+                if (lease.execute(TRY_LOCK, (key,)).fetchone() or (False,))[0]:
                     shutil.rmtree(path, ignore_errors=True)
-                    lease.execute(_UNLOCK, (key,))
+                    lease.execute(UNLOCK, (key,))
                     log.info("removed %s, left by a replica that stopped", path)
         except Exception:  # tidying up must never keep the worker from starting
             log.warning("could not check the spool for stopped replicas", exc_info=True)

@@ -20,7 +20,13 @@ if TYPE_CHECKING:
     from psycopg import Connection
     from psycopg.rows import TupleRow
 
-__all__ = ["Database"]
+__all__ = ["LOCK", "TRY_LOCK", "UNLOCK", "Database"]
+
+# Session-level advisory locks on a name (its hashtext is the lock's key): PostgreSQL drops
+# them when their connection dies, which is what the writer lock and a replica's lease rely on.
+LOCK = "SELECT pg_advisory_lock(hashtext(%s))"
+TRY_LOCK = "SELECT pg_try_advisory_lock(hashtext(%s))"
+UNLOCK = "SELECT pg_advisory_unlock(hashtext(%s))"
 
 log = logging.getLogger(__name__)
 
@@ -81,8 +87,7 @@ class Database:
         with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:
             give_up = time.monotonic() + wait
             waiting = False
-            lock = "SELECT pg_try_advisory_lock(hashtext(%s))"
-            while not (conn.execute(lock, (key,)).fetchone() or (False,))[0]:
+            while not (conn.execute(TRY_LOCK, (key,)).fetchone() or (False,))[0]:
                 if cancelled is not None and cancelled():
                     raise CragError("cancelled while waiting for the writer lock")
                 if time.monotonic() >= give_up:
@@ -95,7 +100,7 @@ class Database:
             try:
                 yield
             finally:
-                conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+                conn.execute(UNLOCK, (key,))
 
     def collection_names(self) -> list[str]:
         """Every collection in this schema."""
