@@ -64,7 +64,13 @@ class RefineSettings(BaseModel):
     mode: Literal["selection", "excerption", "fixed_num"] = Field(
         "excerption", description="Strips: whole chunks, ~3-sentence excerpts, 50-word windows."
     )
-    top_k: int = Field(5, ge=1, description="Strips kept.")
+    # 3, not 5: on 100 tuning questions (SQuAD-en, the evaluator's "calibrate" part) three
+    # kept excerpts gave 53 right / 14 wrong against five's 47 / 16, and the generator reads
+    # about 170 fewer prompt tokens (~2.5 s on 2 cores); four gave 49 / 18. Fewer kept strips
+    # distract the small reader less. The cost: an answer string in the top 5 reaches the
+    # generator less often (tuning: 82 of 95 against 88). docs/benchmarks.md "What the reader
+    # reads"; bench/strip_budget.py measures other settings without a model call.
+    top_k: int = Field(3, ge=1, description="Strips kept.")
     floor: float | None = Field(
         None,
         ge=0,

@@ -18,7 +18,9 @@ sit at noise level, and the best evidence must not be dropped on a few hundredth
 remaining places up to `top_k` go to the best-scored strips at or above `floor`. The kept
 strips are recomposed in reading order (chunk rank, then position in the chunk), so the
 generator reads them in a stable, sensible order. Irrelevant sentences inside a relevant chunk
-are dropped before they can distract a small generator.
+are dropped before they can distract a small generator, and the generator reads less: three
+kept excerpts (the default `top_k`) are about 180 words on SQuAD, five were about 290 — nearly
+what plain RAG reads, at about 17 ms a prompt token on 2 cores.
 """
 
 from __future__ import annotations
@@ -127,7 +129,7 @@ class Refiner:
 
     evaluator: RetrievalEvaluator
     mode: RefineMode = "excerption"
-    top_k: int = 5
+    top_k: int = 3  # refine.top_k: see crag.config._stages for why 3
     floor: float = 0.0
     keep_best_of: int = 2  # the best strip of each of the first n chunks is always kept
     excerpt_sentences: int = 3
