@@ -65,11 +65,12 @@ class RefineSettings(BaseModel):
         "excerption", description="Strips: whole chunks, ~3-sentence excerpts, 50-word windows."
     )
     # 3, not 5: on 100 tuning questions (SQuAD-en, the evaluator's "calibrate" part) three
-    # kept excerpts gave 53 right / 14 wrong against five's 47 / 16, and the generator reads
-    # about 170 fewer prompt tokens (~2.5 s on 2 cores); four gave 49 / 18. Fewer kept strips
-    # distract the small reader less. The cost: an answer string in the top 5 reaches the
-    # generator less often (tuning: 82 of 95 against 88). docs/benchmarks.md "What the reader
-    # reads"; bench/strip_budget.py measures other settings without a model call.
+    # kept excerpts gave 53 right / 14 wrong against five's 47 / 16 (four: 49 / 18), and on
+    # its near-miss mix 2 of 30 near misses answered against 4; the generator reads about 170
+    # fewer prompt tokens (~2.9 s on 2 cores). Fewer kept strips distract the small reader
+    # less. The cost: an answer string in the top 5 reaches the generator less often (tuning:
+    # 82 of 95 against 88). Held out, the gain did not show (docs/benchmarks.md "What the
+    # reader reads"); bench/strip_budget.py measures other settings without a model call.
     top_k: int = Field(3, ge=1, description="Strips kept.")
     floor: float | None = Field(
         None,
