@@ -15,6 +15,7 @@ import pytest
 from tests.servers.serving import serving
 
 from crag.config import Settings, load_settings
+from crag.index.postgres.database import LOCK
 from crag.index.store import Index
 from crag.models.embedder import Embedder
 from crag.server import create_app
@@ -119,7 +120,7 @@ def test_a_job_whose_replica_died_is_finished_by_another(
     job = Job(id=dead.new_id(), kind="ingest", uploads=[Upload("orphan.txt", spooled, "o.txt")])
     # the live replicas would claim a queued job at once: take its lease before submitting
     lease = dead._lease.conn()
-    lease.execute("SELECT pg_advisory_lock(hashtext(%s))", (f"crag-job:{job.id}",))
+    lease.execute(LOCK, (f"crag-job:{job.id}",))
     dead.submit(job)
     claimed = dead._claim()
     assert claimed is not None and claimed.id == job.id
