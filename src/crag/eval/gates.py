@@ -26,6 +26,7 @@ __all__ = ["METRICS", "Gate", "check_gates", "parse_gate"]
 # short name -> path in summary["modes"][mode]
 METRICS: dict[str, str] = {
     "accuracy": "answers.accuracy",
+    "short_accuracy": "answers.short_accuracy",
     "f1": "answers.f1",
     "over_refusal": "answers.over_refusal",
     "refusal_rate": "answers.refusal_rate",

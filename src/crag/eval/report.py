@@ -28,8 +28,8 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 
 ANSWER_COLUMNS = [
-    "mode", "should answer", "accuracy", "F1", "over-refusal", "should refuse", "refused",
-    "found elsewhere", "hallucinated", "errors",
+    "mode", "should answer", "accuracy", "short answer", "F1", "over-refusal", "should refuse",
+    "refused", "found elsewhere", "hallucinated", "errors",
 ]  # fmt: skip
 
 
@@ -38,7 +38,8 @@ def _answers_rows(modes: dict[str, Any]) -> list[list[str]]:
     for m, s in modes.items():
         a = s["answers"]
         rows.append([
-            m, str(a["n_answerable"]), _pct(a["accuracy"]), _pct(a["f1"]),
+            m, str(a["n_answerable"]), _pct(a["accuracy"]), _pct(a.get("short_accuracy")),
+            _pct(a["f1"]),
             _pct(a["over_refusal"]), str(a["n_unanswerable"]), _pct(a["refusal_rate"]),
             _pct(a["found_elsewhere"]), _pct(a["hallucination_rate"]), str(s["errors"]),
         ])  # fmt: skip
@@ -231,7 +232,8 @@ def render_markdown(summary: dict[str, Any]) -> str:
     out += [
         "",
         "Definitions: accuracy = a gold answer occurs in the (not refused) answer after "
-        "SQuAD-style normalisation (crag.eval.metrics); every figure is defined in "
+        "SQuAD-style normalisation (crag.eval.metrics); short answer = the same, in the "
+        "short answer alone (before its first citation); every figure is defined in "
         "crag.eval.summary and the README's `crag eval` section.",
         "",
     ]

@@ -8,7 +8,10 @@ Definitions (documented in the README's `crag eval` section as well):
   web search, web-only gold passage) should be refused.
 - **accuracy**: among expected-answer questions, the share answered (not refused) with a gold
   answer contained in the answer (`metrics.contains_answer`); a refusal counts as wrong.
-  **f1**: mean token F1 over the same questions (0 for a refusal).
+  **f1**: mean token F1 over the same questions (0 for a refusal). **short_accuracy**: the
+  same, with the gold answer contained in the short answer alone (the text before the answer's
+  first `[n]` or sentence end): stricter, since an explanation sentence, quoted from a source or
+  written by the model, can hold the gold answer beside a wrong short answer.
 - **over_refusal**: among expected-answer questions, the share refused.
 - **refusal_rate** / **found_elsewhere** / **hallucination_rate**: among should-refuse
   questions, the share refused / answered with a gold answer anyway (possible on a split
@@ -43,6 +46,7 @@ from typing import Any
 
 from crag.datasets.nearmiss import NEAR_MISS
 from crag.eval.metrics import contains_answer, percentile, token_f1
+from crag.generate.matching import short_answer
 from crag.trace import Trace
 
 __all__ = ["expects_answer", "summarize", "summarize_mode"]
@@ -137,6 +141,11 @@ def _answers(records: Sequence[dict[str, Any]], web: bool) -> dict[str, Any]:
         not r["refused"] and contains_answer(r["answer"], r["answers"], r.get("language", "en"))
         for r in yes
     ]
+    short = [
+        not r["refused"]
+        and contains_answer(short_answer(r["answer"]), r["answers"], r.get("language", "en"))
+        for r in yes
+    ]
     f1 = [0.0 if r["refused"] else token_f1(r["answer"], r["answers"]) for r in yes]
     refused_no = sum(r["refused"] for r in no)
     found_no = sum(
@@ -146,6 +155,7 @@ def _answers(records: Sequence[dict[str, Any]], web: bool) -> dict[str, Any]:
     return {
         "n_answerable": len(yes),
         "accuracy": _mean([float(x) for x in right]),
+        "short_accuracy": _mean([float(x) for x in short]),
         "f1": _mean(f1),
         "over_refusal": _rate(sum(r["refused"] for r in yes), len(yes)),
         "n_unanswerable": len(no),

@@ -274,3 +274,16 @@ def test_failed_web_searches_are_counted_and_warned_about(tmp_path: Path) -> Non
     assert "**Warning**: crag: web search failed on 1 of 2 questions" in md
     clean = summarize([rec("w2", "Broncos [1].", part="web")], ["crag"], web=True)
     assert clean["crag"]["web_failed"]["n"] == 0
+
+
+def test_short_accuracy_counts_the_short_answer_alone() -> None:
+    records = [
+        rec("s1", "Denver Broncos [1]. They won [1]."),
+        # the quoted sentence holds the gold answer, the short answer does not
+        rec("s2", "Carolina Panthers [2]. The Denver Broncos beat the Carolina Panthers [2]."),
+        rec("s3", "The Denver Broncos, a team [1]."),
+        rec("s4", "I don't know.", refused=True),
+    ]
+    a = summarize(records, ["crag"])["crag"]["answers"]
+    assert a["accuracy"] == pytest.approx(3 / 4)
+    assert a["short_accuracy"] == pytest.approx(2 / 4)
