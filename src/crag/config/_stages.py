@@ -91,6 +91,14 @@ class RefineSettings(BaseModel):
 
 class GenerateSettings(BaseModel):
     max_tokens: int = Field(320, ge=16, description="Longest answer, in tokens.")
+    explain: Literal["quote", "model"] = Field(
+        "quote",
+        description=(
+            "The sentence after the short answer: `quote`, the cited source's own sentence "
+            "that holds the answer (the reading stops after the short answer's citation); "
+            "`model`, a sentence the model writes (slower, and checked for support)."
+        ),
+    )
     verify: bool = Field(
         True,
         description=(

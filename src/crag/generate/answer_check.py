@@ -38,6 +38,7 @@ from crag.generate.citations import (
     close_gaps,
 )
 from crag.generate.matching import find_in_sources, locate, short_answer, unsourced_contacts
+from crag.generate.quote import quote as quote_sentence
 from crag.generate.support import SupportCheck, recite, supported_sentences
 from crag.refine.rewrite_check import content_forms, content_words, forms
 from crag.types import Citation, Strip
@@ -89,6 +90,23 @@ def _holding(strips: list[Strip], source: Source, short: str) -> list[Strip]:
     return [s for s in own if find_in_sources(short, {0: s.text})] or own
 
 
+def _quoted(
+    short: str, question: str, body: str, n: int, said: set[str], rest: list[str], notes: list[str]
+) -> list[str]:
+    """The evidence source's sentence that states the short answer, citing it (none when no
+    sentence holds the answer or it only repeats the question and answer). The source's own
+    `[n]` footnotes are taken out: here they would read as citations of crag's sources."""
+    if rest:
+        notes.append(f"the model's {len(rest)} sentence(s) after the short answer: replaced by "
+                     "its source's own")  # fmt: skip
+    sentence = quote_sentence(short, question, body)
+    if sentence is None:
+        notes.append(f"no sentence of [{n}] states {short!r}: no explanation quoted")
+        return []
+    sentence = close_gaps(MARK.sub("", sentence))
+    return [] if _repeats(sentence, said) else [cite(sentence, n)]
+
+
 def _best_score(strips: list[Strip]) -> float:
     """Best known score among `strips`; NaN when none was scored."""
     known = [s.score for s in strips if not math.isnan(s.score)]
@@ -106,8 +124,10 @@ def check_answer(
     evidence_floor: float | None = None,
     verify: Callable[[str, str, str], float] | None = None,
     verify_cut: float = VERIFY_CUT,
+    quote: bool = False,
 ) -> Checked:
-    """Check a generator reply (marker already removed) against the numbered sources."""
+    """Check a generator reply (marker already removed) against the numbered sources.
+    `quote`: the explanation is the evidence source's own sentence, not the model's."""
     text, _, notes = check_citations(reply, sources)
     out = Checked(notes=notes)
     bodies = {s.n: s.text for s in sources}
@@ -142,6 +162,9 @@ def check_answer(
     kept = [first]
     checks: list[SupportCheck] = []
     said = content_forms(f"{question} {first}")
+    if quote and out.evidence is not None:
+        kept += _quoted(out.short, question, bodies[out.evidence], out.evidence, said, rest, notes)
+        rest = []
     repeats = [r for r in rest if _repeats(r, said)]
     if repeats:
         notes.append(f"dropped {len(repeats)} sentence(s) that only repeat the question and answer")

@@ -23,6 +23,7 @@ from crag.generate.citations import MARK, Source, has_words, number_sources
 from crag.generate.declined import declined, without_marker
 from crag.generate.language import detect_language, language_name
 from crag.generate.prompt import FEEDBACK, NOT_FOUND, SECOND_LOOK, reading_request
+from crag.generate.quote import STOP, Explain, close_marker
 from crag.generate.reader import Candidate, Reading, best_sources, candidates, rank
 from crag.generate.refusal import refusal_text
 from crag.models.llm.base import LLM, ChatRequest, stream_chat
@@ -61,6 +62,9 @@ class Generated:
 class Generator:
     llm: LLM
     max_tokens: int = 320
+    # "quote": the reading stops after the short answer's citation and the explanation is the
+    # cited source's own sentence (crag.generate.quote); "model": the model writes it.
+    explain: Explain = "quote"
     temperature: float = 0.0
     min_support: float = 0.5  # share of a sentence's new content words found in its sources
     # Asked when the evaluator was not sure: does the passage state the answer? (AnswerJudge)
@@ -113,7 +117,7 @@ class Generator:
         rereading = reread and self.read_alone > 0
         request = self._request(question, sources, language, extra, logprobs=rereading)
         result = stream_chat(self.llm, request, on_token)
-        raw = result.text.strip()
+        raw = self._reply(result.text)
         notes: list[str] = []
         if rereading:
             main = Reading(raw, "all", 0, result.token_logprobs)
@@ -126,7 +130,7 @@ class Generator:
             second = self.llm.chat(
                 self._request(question, alone, language, SECOND_LOOK, "generate-second-look")
             )
-            raw = MARK.sub(f"[{best.n}]", second.text.strip())
+            raw = MARK.sub(f"[{best.n}]", self._reply(second.text))
         if not has_words(raw):  # "" or only markers/punctuation ("[3]"): nothing was said
             return self._refuse(language, sources, "the model returned an empty answer",
                                 [*notes, "generator returned empty output"])  # fmt: skip
@@ -231,7 +235,7 @@ class Generator:
         alone = [Source(1, src.chunk, src.text)]
         request = self._request(question, alone, language, extra, "generate-alone", True)
         result = self.llm.chat(request)
-        reply = result.text.strip()
+        reply = self._reply(result.text)
         if declined(reply, alone):
             return None
         return Reading(MARK.sub(f"[{src.n}]", reply), f"alone [{src.n}]", src.n,
@@ -259,7 +263,12 @@ class Generator:
             evidence_floor=evidence_floor,
             verify=verify,
             verify_cut=self.verify_cut,
+            quote=self.explain == "quote",
         )
+
+    def _reply(self, text: str) -> str:
+        """A reply as the answer check reads it: a citation the stop cut off closed again."""
+        return close_marker(text) if self.explain == "quote" else text.strip()
 
     def _verifies(self, evidence_floor: float | None, confident: bool) -> Verify | None:
         """The verification the answer check asks, if any: when the evaluator was not sure
@@ -286,6 +295,7 @@ class Generator:
         return reading_request(
             question, sources, language_name(language), extra, purpose=purpose,
             max_tokens=self.max_tokens, temperature=self.temperature, logprobs=logprobs,
+            stop=STOP if self.explain == "quote" else (),
         )  # fmt: skip
 
     @staticmethod

@@ -83,6 +83,7 @@ def reading_request(
     max_tokens: int = 320,
     temperature: float = 0.0,
     logprobs: bool = False,
+    stop: tuple[str, ...] = (),
 ) -> ChatRequest:
     """The reader's request: instructions in `language` (a name: "English"), the examples,
     then the numbered sources and the question (`extra` after it). Sources are quoted data:
@@ -100,4 +101,5 @@ def reading_request(
         temperature=temperature,
         purpose=purpose,
         logprobs=logprobs,
+        stop=stop,
     )

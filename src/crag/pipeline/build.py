@@ -243,6 +243,7 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
         "generator": Generator(
             generator,
             max_tokens=settings.generate.max_tokens,
+            explain=settings.generate.explain,
             temperature=settings.generate.temperature,
             min_support=settings.generate.min_support,
             verifier=AnswerJudge(generator, logprobs=settings.llm.generator.logprobs is not False)

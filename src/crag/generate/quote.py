@@ -1,0 +1,67 @@
+"""The explanation after the short answer is the source's own sentence, not the model's.
+
+Why: asked for the short answer and one sentence that explains it, the packaged 1.5B reader
+mostly copies the sentence of its source that holds the answer (often the whole strip: two or
+three sentences, 30–100 tokens), at about 58 ms a generated token on 2 cores; it is also where
+an off-topic or unsupported sentence slips in (the demo's bee answer was explained by a
+sentence about colony size). The short answer comes first, so the reading can stop right after
+its citation (`STOP`) and the sentence that states it is taken from the source verbatim: the
+same words a faithful explanation would copy, always backed by the source it cites, for none of
+the generation time. With `generate.explain = "model"` the model writes it, as before.
+
+`quote(short, question, text)` is the sentence of `text` that holds the short answer (its words
+in order, folded as the answer check folds them; or, for a paraphrased answer, most of its
+content words) and ties it closest to the question (`crag.generate.alignment`). Never a sentence
+that speaks to an AI (`crag.generate.instructions`): the reader never saw those, and a quote
+must not carry one to the user.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from crag.generate.alignment import alignment
+from crag.generate.instructions import is_instruction
+from crag.generate.matching import find_in_sources
+from crag.refine.rewrite_check import content_words, forms
+from crag.refine.strips import sentences
+
+__all__ = ["STOP", "Explain", "close_marker", "quote"]
+
+Explain = Literal["quote", "model"]
+# The reading stops at the end of the short answer's citation: "May 27, 1937 [1]." A reply
+# that does not follow the format runs on to its end (or max_tokens) and is checked as before.
+STOP = ("].", "]\n", "]。")
+_OPEN = re.compile(r"\[\s*\d+(?:\s*[,;]\s*\d+)*\s*$")
+_EDGE = re.compile(r"^[\s…]+|[\s…]+$")
+
+
+def close_marker(text: str) -> str:
+    """`text` with the citation the stop cut off closed again: "Paris [2" → "Paris [2]."."""
+    text = text.rstrip()
+    return f"{text}]." if _OPEN.search(text) else text
+
+
+def _paraphrase_share(short: str, sentence: str) -> float:
+    """Share of the short answer's content words that the sentence holds (any form)."""
+    wanted = [forms(w) for w in content_words(short)]
+    if not wanted:
+        return 0.0
+    have = {f for w in content_words(sentence) for f in forms(w)}
+    return sum(1 for f in wanted if f & have) / len(wanted)
+
+
+def quote(short: str, question: str, text: str, min_share: float = 0.5) -> str | None:
+    """The sentence of `text` that states `short` as the answer to `question`; None when no
+    sentence holds it (nor, for a paraphrase, `min_share` of its content words)."""
+    said = [s for s in (_EDGE.sub("", s) for s in sentences(text)) if s and not is_instruction(s)]
+    holding = [s for s in said if find_in_sources(short, {0: s})]
+    if not holding:
+        shares = [(_paraphrase_share(short, s), s) for s in said]
+        best = max((share for share, _ in shares), default=0.0)
+        if best < min_share:
+            return None
+        holding = [s for share, s in shares if share == best]
+    # max() keeps the first of equals: the earlier sentence wins a tie
+    return max(holding, key=lambda s: alignment(question, short, s))
