@@ -35,6 +35,13 @@ Explain = Literal["quote", "model"]
 STOP = ("].", "]\n", "]。")
 _OPEN = re.compile(r"\[\s*\d+(?:\s*[,;]\s*\d+)*\s*$")
 _EDGE = re.compile(r"^[\s…]+|[\s…]+$")
+# Wikipedia's editorial brackets copied into a page's text: no part of what the source states.
+_EDITORIAL = re.compile(
+    r"\s*\[(?:citation needed|clarification needed|according to whom\?|who\?|when\?|which\?|"
+    r"dubious[^\]]{0,40}|verification needed|page needed|not in citation given|"
+    r"better source needed|note \d+|[a-z])\]",
+    re.IGNORECASE,
+)
 
 
 def close_marker(text: str) -> str:
@@ -64,4 +71,4 @@ def quote(short: str, question: str, text: str, min_share: float = 0.5) -> str |
             return None
         holding = [s for share, s in shares if share == best]
     # max() keeps the first of equals: the earlier sentence wins a tie
-    return max(holding, key=lambda s: alignment(question, short, s))
+    return _EDITORIAL.sub("", max(holding, key=lambda s: alignment(question, short, s)))

@@ -121,3 +121,12 @@ def test_a_quote_that_only_repeats_the_question_and_answer_is_left_out() -> None
         "What is the capital of France?", strips("Paris is the capital of France.")
     )
     assert out.text == "Paris [1]."  # "Paris is the capital of France." says nothing new
+
+
+def test_wikipedia_editorial_brackets_are_not_quoted() -> None:
+    text = (
+        "Retirements outweigh slowing enrollment among secondary school teachers.[citation needed]"
+    )
+    assert quote("secondary school teachers", "Which teachers retire?", text) == (
+        "Retirements outweigh slowing enrollment among secondary school teachers."
+    )
