@@ -105,7 +105,8 @@ def ask(
             if streamed:
                 sys.stdout.write("\n")
                 if "".join(streamed).strip() != answer.text:
-                    # refused, or the attribution check removed sentences: show what stands
+                    # refused, the check removed sentences, or the explanation was quoted
+                    # from its source (the draft stops at the short answer): show what stands
                     console.print("[bold]checked answer:[/]")
                     console.print(answer.text, highlight=False, markup=False)
             _print_answer(answer, body=not streamed)
