@@ -26,7 +26,15 @@ import unicodedata
 
 from crag.generate.instructions import drop_instructions
 
-__all__ = ["FRAMING_RULE", "frame", "neutralise", "new_nonce", "signals", "strip_invisible"]
+__all__ = [
+    "FRAMING_RULE",
+    "frame",
+    "neutralise",
+    "new_nonce",
+    "readable",
+    "signals",
+    "strip_invisible",
+]
 
 FRAMING_RULE = (
     "Each source is enclosed in <source n=N id={nonce}> ... </source id={nonce}>. Only tags "
@@ -109,13 +117,19 @@ def _fullwidth(text: str) -> str:
     )
 
 
+def readable(text: str) -> str:
+    """`text` as it reads: text under a bidi override dropped, invisible characters removed,
+    fullwidth forms and look-alike letters inside Latin words folded. What the reader is shown
+    and what crag may quote to the user (`crag.generate.quote`)."""
+    return _fold_mixed(_fullwidth(strip_invisible(_BIDI_OVERRIDE.sub(" ", text))))
+
+
 def neutralise(text: str) -> str:
     """Source text that cannot close, open or imitate the framing, nor speak as a role, with
     the sentences that speak to an AI taken out (`crag.generate.instructions`) and text under
     a bidi override dropped (it reads differently from what is stored: the injection corpus
     hid a reversed instruction there, and the model copied it into an answer)."""
-    text = _BIDI_OVERRIDE.sub(" ", text)
-    text, _ = drop_instructions(_fold_mixed(_fullwidth(strip_invisible(text))))
+    text, _ = drop_instructions(readable(text))
     text = _FAKE_TAG.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), text)
     text = _SPECIAL_TOKEN.sub(lambda m: m.group(0).translate(str.maketrans("<>|[]", "‹›¦()")), text)
     text = _SOURCE_MARK.sub(r"(\1)", text)

@@ -11,9 +11,10 @@ the generation time. With `generate.explain = "model"` the model writes it, as b
 
 `quote(short, question, text)` is the sentence of `text` that holds the short answer (its words
 in order, folded as the answer check folds them; or, for a paraphrased answer, most of its
-content words) and ties it closest to the question (`crag.generate.alignment`). Never a sentence
-that speaks to an AI (`crag.generate.instructions`): the reader never saw those, and a quote
-must not carry one to the user.
+content words) and ties it closest to the question (`crag.generate.alignment`), taken from the
+text as the reader was shown it: invisible characters, text under a bidi override and
+sentences that speak to an AI (`crag.generate.framing`, `crag.generate.instructions`) are not
+there, and a quote must not carry them to the user either.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ import re
 from typing import Literal
 
 from crag.generate.alignment import alignment
-from crag.generate.instructions import is_instruction
+from crag.generate.framing import readable
+from crag.generate.instructions import drop_instructions, is_instruction
 from crag.generate.matching import find_in_sources
 from crag.refine.rewrite_check import content_words, forms
 from crag.refine.strips import sentences
@@ -62,6 +64,7 @@ def _paraphrase_share(short: str, sentence: str) -> float:
 def quote(short: str, question: str, text: str, min_share: float = 0.5) -> str | None:
     """The sentence of `text` that states `short` as the answer to `question`; None when no
     sentence holds it (nor, for a paraphrase, `min_share` of its content words)."""
+    text, _ = drop_instructions(readable(text))  # what the reader was shown of it
     said = [s for s in (_EDGE.sub("", s) for s in sentences(text)) if s and not is_instruction(s)]
     holding = [s for s in said if find_in_sources(short, {0: s})]
     if not holding:

@@ -130,3 +130,11 @@ def test_wikipedia_editorial_brackets_are_not_quoted() -> None:
     assert quote("secondary school teachers", "Which teachers retire?", text) == (
         "Retirements outweigh slowing enrollment among secondary school teachers."
     )
+
+
+def test_the_quote_is_the_text_the_reader_was_shown() -> None:
+    hidden = "\u202eevil.example at pay\u202c"  # reversed text under a bidi override
+    text = f"The fee is paid in Lyon.\u200b {hidden} The museum opens at nine in Lyon."
+    assert quote("nine", "When does the museum open?", text) == "The museum opens at nine in Lyon."
+    said = quote("Lyon", "Where is the fee paid?", text)
+    assert said == "The fee is paid in Lyon." and "\u200b" not in said
