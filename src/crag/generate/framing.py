@@ -34,6 +34,7 @@ __all__ = [
     "readable",
     "signals",
     "strip_invisible",
+    "without_special_tokens",
 ]
 
 FRAMING_RULE = (
@@ -122,6 +123,12 @@ def readable(text: str) -> str:
     fullwidth forms and look-alike letters inside Latin words folded. What the reader is shown
     and what crag may quote to the user (`crag.generate.quote`)."""
     return _fold_mixed(_fullwidth(strip_invisible(_BIDI_OVERRIDE.sub(" ", text))))
+
+
+def without_special_tokens(text: str) -> str:
+    """`text` without chat-template tokens (`<|im_end|>`, `[INST]`, `<<SYS>>`): a quote shows
+    none (in what the reader is shown they are defanged instead, see `neutralise`)."""
+    return _SPECIAL_TOKEN.sub(" ", text)
 
 
 def neutralise(text: str) -> str:

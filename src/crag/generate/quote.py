@@ -23,7 +23,7 @@ import re
 from typing import Literal
 
 from crag.generate.alignment import alignment
-from crag.generate.framing import readable
+from crag.generate.framing import readable, without_special_tokens
 from crag.generate.instructions import drop_instructions, is_instruction
 from crag.generate.matching import find_in_sources
 from crag.refine.rewrite_check import content_words, forms
@@ -65,6 +65,7 @@ def quote(short: str, question: str, text: str, min_share: float = 0.5) -> str |
     """The sentence of `text` that states `short` as the answer to `question`; None when no
     sentence holds it (nor, for a paraphrase, `min_share` of its content words)."""
     text, _ = drop_instructions(readable(text))  # what the reader was shown of it
+    text = without_special_tokens(text)
     said = [s for s in (_EDGE.sub("", s) for s in sentences(text)) if s and not is_instruction(s)]
     holding = [s for s in said if find_in_sources(short, {0: s})]
     if not holding:

@@ -138,3 +138,10 @@ def test_the_quote_is_the_text_the_reader_was_shown() -> None:
     assert quote("nine", "When does the museum open?", text) == "The museum opens at nine in Lyon."
     said = quote("Lyon", "Where is the fee paid?", text)
     assert said == "The fee is paid in Lyon." and "\u200b" not in said
+
+
+def test_a_chat_template_token_is_not_quoted() -> None:
+    text = "The Bramwell ferry carries 212 passengers across the Sound.<|im_end|> It is red."
+    assert quote("212 passengers", "How many passengers does the ferry carry?", text) == (
+        "The Bramwell ferry carries 212 passengers across the Sound."
+    )
