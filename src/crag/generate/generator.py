@@ -15,19 +15,20 @@ refusal text is ours (in the question's language), naming why. With nothing to r
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from crag.generate.answer_check import VERIFY_CUT, Checked, check_answer
 from crag.generate.citations import MARK, Source, has_words, number_sources
 from crag.generate.declined import declined, without_marker
+from crag.generate.generated import Generated
 from crag.generate.language import detect_language, language_name
 from crag.generate.prompt import FEEDBACK, NOT_FOUND, SECOND_LOOK, reading_request
 from crag.generate.quote import STOP, Explain, close_marker
 from crag.generate.reader import Candidate, Reading, best_sources, candidates, rank
 from crag.generate.refusal import refusal_text
 from crag.models.llm.base import LLM, ChatRequest, stream_chat
-from crag.types import Citation, Strip
+from crag.types import Strip
 
 __all__ = ["NOT_FOUND", "Generated", "Generator", "refusal_text"]
 
@@ -39,23 +40,6 @@ _NOT_CORROBORATED = "the best source, read on its own, does not give the answer"
 def _only_all(found: list[Candidate]) -> bool:
     """Every candidate came from the reading of all sources: no reading alone gave one."""
     return all(c.reading == "all" for c in found)
-
-
-@dataclass(slots=True)
-class Generated:
-    text: str
-    citations: list[Citation]
-    refused: bool
-    language: str
-    sources: list[Source] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    # The generator's own confidence in the answer: the attribution check's support of its
-    # least supported kept sentence (share of its new content words found in the sources it
-    # cites), 1.0 for a refusal. Self-RAG's `--reflect auto` reflects when it is low.
-    support: float = 1.0
-    # crag's readings (`reread`): the candidate answers, and the sources read alone
-    candidates: list[Candidate] = field(default_factory=list)
-    read_alone: list[int] = field(default_factory=list)
 
 
 @dataclass(slots=True)
