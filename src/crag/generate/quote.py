@@ -26,7 +26,7 @@ from crag.generate.alignment import alignment
 from crag.generate.framing import readable, without_special_tokens
 from crag.generate.instructions import drop_instructions, is_instruction
 from crag.generate.matching import find_in_sources
-from crag.refine.rewrite_check import content_words, forms
+from crag.refine.rewrite_check import content_forms, content_words, forms
 from crag.refine.strips import sentences
 
 __all__ = ["STOP", "Explain", "close_marker", "quote"]
@@ -57,7 +57,7 @@ def _paraphrase_share(short: str, sentence: str) -> float:
     wanted = [forms(w) for w in content_words(short)]
     if not wanted:
         return 0.0
-    have = {f for w in content_words(sentence) for f in forms(w)}
+    have = content_forms(sentence)
     return sum(1 for f in wanted if f & have) / len(wanted)
 
 
