@@ -77,7 +77,7 @@ def _print_summary(summary: dict[str, Any]) -> None:
     near = any(s.get("near_miss") for s in summary["modes"].values())
     for col in ("mode", "acc", "F1", "over-ref", "refused", "halluc",
                 *(("near-miss ref", "near-miss halluc") if near else ()), "R@5", "kept",
-                "verdict", "decisive", "p50 s", "p95 s", "calls"):  # fmt: skip
+                "verdict", "decisive", "dec. right", "p50 s", "p95 s", "calls"):  # fmt: skip
         table.add_column(col, justify="left" if col == "mode" else "right")
     for mode, s in summary["modes"].items():
         a, tot = s["answers"], s["latency"].get("total", {})
@@ -88,6 +88,7 @@ def _print_summary(summary: dict[str, Any]) -> None:
             *((pct(nm.get("refusal_rate")), pct(nm.get("hallucination_rate"))) if near else ()),
             pct(s["retrieval"]["recall@5"]), pct(s["answer_kept"]["rate"]),
             pct(ev["accuracy"]) if ev else "–", pct(ev["decisive"]) if ev else "–",
+            pct(ev.get("decisive_right")) if ev else "–",
             f"{tot.get('p50_ms', 0) / 1000:.1f}", f"{tot.get('p95_ms', 0) / 1000:.1f}",
             f"{s['calls']['per_question']['calls']:.1f}",
         )  # fmt: skip
@@ -97,7 +98,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
         "that should be refused (near-miss ones included; near-miss: gold passage withheld); "
         "R@5: gold passage in the top 5 retrieved; kept: answer string in what the generator "
         "read, given it was in the reranked top 5; verdict: evaluator verdict accuracy; "
-        "decisive: verdicts not AMBIGUOUS; calls: model calls per question[/]"
+        "decisive: verdicts not AMBIGUOUS; dec. right: share of those that are right; "
+        "calls: model calls per question[/]"
     )
 
 

@@ -41,6 +41,7 @@ METRICS: dict[str, str] = {
     "recall@20": "retrieval.recall@20",
     "verdict_accuracy": "evaluator.accuracy",
     "decisive": "evaluator.decisive",
+    "decisive_right": "evaluator.decisive_right",
     "p50_ms": "latency.total.p50_ms",
     "p95_ms": "latency.total.p95_ms",
 }

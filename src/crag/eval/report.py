@@ -71,7 +71,13 @@ def _evaluator_section(judged: dict[str, Any]) -> list[str]:
         for key, label in (("gold", "yes"), ("no_gold", "no"))
     ]
     quality = [
-        [m, _pct(e["accuracy"]), _pct(e["correct_precision"]), _pct(e["decisive"])]
+        [
+            m,
+            _pct(e["accuracy"]),
+            _pct(e["correct_precision"]),
+            _pct(e["decisive"]),
+            _pct(e.get("decisive_right")),
+        ]
         for m, e in judged.items()
     ]
     return [
@@ -79,7 +85,10 @@ def _evaluator_section(judged: dict[str, Any]) -> list[str]:
         "",
         _table(["mode", "gold-bearing chunk judged", *(v.upper() for v in VERDICTS)], confusion),
         "",
-        _table(["mode", "verdict accuracy", "CORRECT precision", "decisive"], quality),
+        _table(
+            ["mode", "verdict accuracy", "CORRECT precision", "decisive", "decisive right"],
+            quality,
+        ),
         *_groups_section(judged),
     ]
 
@@ -88,14 +97,19 @@ def _groups_section(judged: dict[str, Any]) -> list[str]:
     """With --near-miss: verdict accuracy and decisive share for answerable and near-miss
     questions apart (a verdict should keep the first and discard the second)."""
     rows = [
-        [m, group, str(g["n"]), _pct(g["accuracy"]), _pct(g["decisive"])]
+        [
+            m,
+            group,
+            str(g["n"]),
+            *(_pct(g.get(k)) for k in ("accuracy", "decisive", "decisive_right")),
+        ]
         for m, e in judged.items()
         for group, g in (e.get("by_group") or {}).items()
         if g
     ]
     if not rows:
         return []
-    header = ["mode", "questions", "n", "verdict accuracy", "decisive"]
+    header = ["mode", "questions", "n", "verdict accuracy", "decisive", "decisive right"]
     return ["", _table(header, rows)]
 
 

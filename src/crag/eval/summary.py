@@ -24,7 +24,10 @@ Definitions (documented in the README's `crag eval` section as well):
   evaluator judged. CORRECT and AMBIGUOUS keep internal knowledge, INCORRECT discards it, so a
   verdict is right when it keeps (C/A) a gold-bearing set or discards (I) one without.
   `accuracy` is that agreement; `correct_precision` the share of CORRECT verdicts that had a
-  gold-bearing chunk; `decisive` the share of verdicts that are not AMBIGUOUS.
+  gold-bearing chunk; `decisive` the share of verdicts that are not AMBIGUOUS;
+  `decisive_right` the share of those that are right (CORRECT with a gold-bearing chunk,
+  INCORRECT without): the issue-style "verdicts right" figure, which an AMBIGUOUS verdict
+  neither helps nor hurts, unlike `accuracy`.
 - **answer_kept**: among questions with a gold answer string in the reranked top 5 chunks,
   the share whose answer string is also in what the generator read — the kept strips (local
   and web) for crag, the top 5 chunks whole for rag. Evidence refinement must not lose it.
@@ -124,13 +127,17 @@ def _evaluator(records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     right = sum(table["gold"][v] for v in ("correct", "ambiguous")) + table["no_gold"]["incorrect"]
     n_correct = table["gold"]["correct"] + table["no_gold"]["correct"]
     n = len(judged)
+    n_decisive = n - table["gold"]["ambiguous"] - table["no_gold"]["ambiguous"]
     return {
         "n": n,
         "verdicts": {v: table["gold"][v] + table["no_gold"][v] for v in VERDICTS},
         "confusion": {k: {v: c[v] for v in VERDICTS} for k, c in table.items()},
         "accuracy": right / n,
         "correct_precision": _rate(table["gold"]["correct"], n_correct),
-        "decisive": _rate(n - table["gold"]["ambiguous"] - table["no_gold"]["ambiguous"], n),
+        "decisive": _rate(n_decisive, n),
+        "decisive_right": _rate(
+            table["gold"]["correct"] + table["no_gold"]["incorrect"], n_decisive
+        ),
     }
 
 

@@ -127,6 +127,8 @@ def test_evaluator_verdicts_hand_worked() -> None:
     assert e["accuracy"] == pytest.approx(4 / 6)
     assert e["correct_precision"] == pytest.approx(1 / 2)
     assert e["decisive"] == pytest.approx(4 / 6)
+    # decisive: r1 (C, gold: right), r4 (C, none: wrong), r3 and u1 (I, none: right)
+    assert e["decisive_right"] == pytest.approx(3 / 4)
 
 
 def test_latency_and_calls_hand_worked() -> None:
@@ -247,13 +249,18 @@ def test_near_miss_questions_should_be_refused_and_are_reported_apart(tmp_path: 
     assert groups["answerable"]["n"] == 1 and groups["answerable"]["accuracy"] == 1.0
     assert groups["near_miss"]["n"] == 3 and groups["near_miss"]["decisive"] == pytest.approx(2 / 3)
     assert groups["near_miss"]["accuracy"] == pytest.approx(1 / 3)  # only n1's INCORRECT
+    assert groups["near_miss"]["decisive_right"] == pytest.approx(1 / 2)  # n1 right, n2 not
+    assert groups["answerable"]["decisive_right"] == 1.0
     assert "by_part" not in s
     run = {"dataset_name": "d", "questions": 4, "language": "en", "collection": "c",
            "embedding": "e", "keyword_language": "english", "evaluator": "x", "generator": "g",
            "thresholds": {"upper": 0.5, "lower": 0.2}, "web": "none", "machine": "m"}  # fmt: skip
     write_report({"run": run, "modes": {"crag": s}}, tmp_path)
     report = (tmp_path / "report.md").read_text()
-    assert "## Near-miss questions" in report and "| crag | near_miss | 3 |" in report
+    assert (
+        "## Near-miss questions" in report
+        and "| crag | near_miss | 3 | 33.3% | 66.7% | 50.0% |" in report
+    )
 
 
 def test_failed_web_searches_are_counted_and_warned_about(tmp_path: Path) -> None:
