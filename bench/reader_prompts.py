@@ -29,14 +29,40 @@ from typing import Any
 
 from bench.common import console, print_table, write_results
 from crag.eval.metrics import contains_answer
+from crag.eval.summary import expects_answer
 from crag.generate.citations import Source, number_sources
 from crag.generate.declined import declined
 from crag.generate.matching import short_answer
-from crag.generate.prompt import reading_request
+from crag.generate.prompt import EXAMPLES, NOT_FOUND, reading_request
+from crag.generate.quote import STOP
 from crag.models.llm.base import ChatRequest, Message
 from crag.types import Chunk, Strip
 
-VARIANTS = ("qfirst", "bestlast", "pruned")
+VARIANTS = ("qfirst", "bestlast", "pruned", "topical", "distractor")
+
+# `topical`: the refusal example is a near miss (the passage is on the question's topic, the
+# fact asked for is not in it) instead of an off-topic one.
+TOPICAL_REFUSAL = (
+    Message(
+        "user",
+        "Sources:\n[1] The Eiffel Tower in Paris was built by Gustave Eiffel's company and "
+        "opened in 1889. It is 330 metres tall.\n\nQuestion: How many people visited the "
+        "Eiffel Tower in 2015?",
+    ),
+    Message("assistant", NOT_FOUND),
+)
+# `distractor`: `topical`, plus a worked answer chosen among several names of one passage, by
+# the question's words ("music" for "score").
+DISTRACTOR = (
+    Message(
+        "user",
+        "Sources:\n[1] The film was directed by Steven Spielberg and produced by Kathleen "
+        "Kennedy. John Williams wrote its score, and it opened in June 1993.\n\n[2] Jurassic "
+        "Park is a 1990 novel by Michael Crichton.\n\nQuestion: Who composed the music for the "
+        "film?",
+    ),
+    Message("assistant", "John Williams [1]. John Williams wrote its score [1]."),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,13 +73,14 @@ class Question:
     strips: list[Strip]
     lower: float
     baseline: str  # the run's short answer from its reading of all sources ("": declined)
+    answerable: bool = True  # False: a near miss or an unanswerable question
 
 
 def load(run: Path) -> list[Question]:
     out = []
     for line in (run / "results.jsonl").read_text().splitlines():
         r = json.loads(line)
-        if r.get("error") or r["mode"] == "rag" or not r.get("answerable", True):
+        if r.get("error") or r["mode"] == "rag":
             continue
         t = r["trace"]
         strips = [
@@ -65,7 +92,8 @@ def load(run: Path) -> list[Question]:
             continue
         first = next((c["short"] for c in t["candidates"] if c["reading"] == "all"), "")
         lower = (t.get("thresholds") or {}).get("lower", 0.0)
-        out.append(Question(r["question"], r["answers"], r["verdict"], strips, lower, first))
+        out.append(Question(r["question"], r["answers"], r["verdict"], strips, lower, first,
+                            expects_answer(r, False)))  # fmt: skip
     return out
 
 
@@ -79,8 +107,12 @@ def request(q: Question, variant: str) -> tuple[ChatRequest, list[Source]] | Non
         best = max(strips, key=lambda s: s.score)
         strips = [s for s in strips if s.score >= q.lower or s is best]
     sources = number_sources(strips)
-    base = reading_request(q.question, sources, "English")
+    base = reading_request(q.question, sources, "English", stop=STOP)
     *head, last = base.messages
+    if variant in ("topical", "distractor"):
+        golden, injection = EXAMPLES[:2], EXAMPLES[4:]  # EXAMPLES[2:4]: the off-topic refusal
+        extra = DISTRACTOR if variant == "distractor" else ()
+        head = [head[0], *golden, *extra, *TOPICAL_REFUSAL, *injection]
     if variant == "qfirst":
         last = Message("user", f"Question: {q.question.strip()}\n\n{last.content}")
     elif variant == "bestlast":
@@ -91,7 +123,9 @@ def request(q: Question, variant: str) -> tuple[ChatRequest, list[Source]] | Non
     return replace(base, messages=(*head, last)), sources
 
 
-def outcome(short: str, answers: list[str]) -> str:
+def outcome(short: str, answers: list[str], answerable: bool = True) -> str:
+    if not answerable:
+        return "near_declined" if not short else "near_answered"
     if not short:
         return "declined"
     return "right" if contains_answer(short, answers, "en") else "wrong"
@@ -112,7 +146,10 @@ def main() -> None:
     llm = make_roles(Settings(), ("generator",))["generator"]
     rows: list[dict[str, Any]] = []
     for q in load(args.run)[: args.limit]:
-        row: dict[str, Any] = {"question": q.question, "baseline": outcome(q.baseline, q.answers)}
+        row: dict[str, Any] = {
+            "question": q.question,
+            "baseline": outcome(q.baseline, q.answers, q.answerable),
+        }
         for v in variants:
             reading = request(q, v)
             if reading is None:
@@ -120,7 +157,10 @@ def main() -> None:
             result = llm.chat(reading[0])
             reply = result.text.strip()
             short = "" if declined(reply, reading[1]) else short_answer(reply)
-            row[v] = {"outcome": outcome(short, q.answers), "prompt_tokens": result.prompt_tokens}
+            row[v] = {
+                "outcome": outcome(short, q.answers, q.answerable),
+                "prompt_tokens": result.prompt_tokens,
+            }
         rows.append(row)
         console.print(f"{len(rows)}: {row}")
     table = []
@@ -128,11 +168,21 @@ def main() -> None:
         asked = [r for r in rows if v in r]
         base, var = Counter(r["baseline"] for r in asked), Counter(r[v]["outcome"] for r in asked)
         tokens = [r[v]["prompt_tokens"] for r in asked]
-        cells = [f"{c['right']} / {c['wrong']} / {c['declined']}" for c in (base, var)]
+        cells = [
+            f"{c['right']} / {c['wrong']} / {c['declined']} · {c['near_answered']} of "
+            f"{c['near_answered'] + c['near_declined']}"
+            for c in (base, var)
+        ]
         table.append([v, len(asked), *cells, statistics.median(tokens) if tokens else "–"])
     print_table(
         "The reading of all sources: the run's prompt against each variant",
-        ["variant", "questions", "run: right / wrong / declined", "variant", "prompt tokens"],
+        [
+            "variant",
+            "questions",
+            "run: right / wrong / declined · near misses answered",
+            "variant",
+            "prompt tokens",
+        ],
         table,
     )
     write_results("reader_prompts", {"run": str(args.run), "rows": rows})
