@@ -45,6 +45,13 @@ def test_a_short_answer_is_found_in_order_with_a_suffix_on_its_last_word() -> No
     assert find_in_sources("", sources) == []
     assert find_in_sources("4", {1: "States in four nations contain it."}) == [1]
     assert find_in_sources("four nations", {1: "in 4 nations"}) == [1]
+    # Turkish number words that mean nothing else, with or without their accents
+    assert find_in_sources("2", {1: "Kuvvet iki kuvvete bölünebilir."}) == [1]
+    assert find_in_sources("dört", {1: "4 kişi geldi."}) == [1]
+    assert find_in_sources("5", {1: "Beş yıl sürdü."}) == [1]
+    # "bir" is also "a", "on" an English word: neither is a number
+    assert find_in_sources("1", {1: "Bir gün geldi."}) == []
+    assert find_in_sources("10", {1: "It stood on the hill."}) == []
 
 
 def test_the_models_marker_breaks_ties_but_is_not_evidence() -> None:
@@ -78,4 +85,6 @@ def test_a_number_answer_takes_the_sources_spelling_only_where_it_differs() -> N
     assert number_wording("5", text) is None  # not in the source at all
     # "4" inside "1940" is no occurrence of the word; a literal "4" anywhere is
     assert number_wording("4", "In 1940 it had four divisions.") == "four"
+    assert number_wording("2", "Kuvvet iki kuvvete bölünebilir.") == "iki"
+    assert number_wording("4", "Dört kişi geldi.") == "Dört"
     assert number_wording("4", "It had four divisions, 4 of them new.") is None
