@@ -11,6 +11,8 @@ well each separates right answers from wrong ones (ROC-AUC) and what passes at t
 - `shipped`: the wording crag uses (the run's own P(yes) is checked against it).
 - `mark`: the same, with each occurrence of the answer in the passage marked «like this», so
   the model judges the place the answer was taken from.
+- `grader`: the shipped wording asked of the grader role's model (the packaged 0.5B), as a
+  second, independent opinion; the table adds the mean of its P(yes) and the run's own.
 - `answer_last`: the question first, then the passage, then the answer, asked "Is … the
   answer to the question according to the passage?" (the answer next to the reply token).
 
@@ -28,7 +30,7 @@ from bench.common import console, print_table, roc_auc, write_results
 from bench.contrast import load
 from crag.generate.verify import AnswerJudge
 
-VARIANTS = ("shipped", "mark", "answer_last")
+VARIANTS = ("shipped", "mark", "answer_last", "grader")
 
 
 class AnswerLast(AnswerJudge):
@@ -67,8 +69,13 @@ def main() -> None:
     from crag.config import Settings
     from crag.pipeline.build import make_roles
 
-    llm = make_roles(Settings(), ("generator",))["generator"]
+    roles = make_roles(
+        Settings(), ("generator", "grader") if "grader" in variants else ("generator",)
+    )
+    llm = roles["generator"]
     judges = {"shipped": AnswerJudge(llm), "mark": AnswerJudge(llm), "answer_last": AnswerLast(llm)}
+    if "grader" in variants:
+        judges["grader"] = AnswerJudge(roles["grader"])
     rows = [row for run in args.runs for row in load(run)]
     console.print(f"{len(rows)} verifications from {len(args.runs)} run(s)")
     for i, row in enumerate(rows):
@@ -84,6 +91,9 @@ def main() -> None:
             v, f"{roc_auc(scores, labels):.3f}", str(sum(r["right"] for r in passed)),
             str(sum(not r["right"] for r in passed)),
         ])  # fmt: skip
+    if "grader" in variants:
+        mean = [(r["p"] + r["variants"]["grader"]) / 2 for r in rows]
+        table.append(["mean of the run's and the grader's", f"{roc_auc(mean, labels):.3f}", "", ""])
     print_table(
         f"{len(rows)} verifications, {sum(labels)} right",
         ["wording", "AUC", "right ≥ 0.75", "wrong ≥ 0.75"],

@@ -45,9 +45,12 @@ __all__ = [
     "repeats_question",
 ]
 
-# A question that offers its own choices ("Paris or Lyon?", "… mi yoksa …") is answered with
-# its own words.
+# A question that offers its own choices ("Paris or Lyon?", "… mi yoksa …", "between EU law
+# and national law, which …", "AB hukuku ile ulusal hukuk arasında … hangi …") is answered
+# with its own words.
 _CHOICE = re.compile(r"\b(?:or|yoksa|veya|ya da)\b", re.IGNORECASE)
+_BETWEEN = re.compile(r"\b(?:between|arasında)\b", re.IGNORECASE)
+_WHICH = re.compile(r"\b(?:which|hangi\w*)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +109,14 @@ def repeats_question(short: str, question: str) -> bool:
     where did Tesla work?"). Such a reply names no answer, so it is no candidate — unless the
     question offers choices. A short answer of function words only ("Yes") is not judged."""
     said = content_forms(short)
-    return bool(said) and said <= content_forms(question) and not _CHOICE.search(question)
+    return bool(said) and said <= content_forms(question) and not _offers_choices(question)
+
+
+def _offers_choices(question: str) -> bool:
+    """ "… or …", or "which" with "between" (a choice between two things the question names)."""
+    return bool(_CHOICE.search(question)) or bool(
+        _BETWEEN.search(question) and _WHICH.search(question)
+    )
 
 
 def rank(candidates: list[Candidate], floor: float, margin: float = 0.0) -> list[Candidate]:

@@ -193,6 +193,12 @@ def test_an_answer_that_only_repeats_the_question_is_no_candidate() -> None:
     assert not repeats_question("Yes", "Is Paris in France?")  # function words: not judged
     assert not repeats_question("Paris", "Is Paris or Lyon the capital of France?")  # choices
     assert not repeats_question("Ankara", "Başkent Ankara mı yoksa İstanbul mu?")
+    # "which" with "between": a choice between two things the question names
+    eu = "AB hukuku ile ulusal hukuk arasında bir çatışma varsa, hangi yasa öncelikli olur?"
+    assert not repeats_question("AB hukuku", eu)
+    assert not repeats_question("EU law", "Between EU law and national law, which prevails?")
+    # "between" alone offers no choice
+    assert repeats_question("Paris", "What is the distance between Paris and Lyon?")
 
 
 def test_the_generator_passes_over_a_reading_that_repeats_the_question() -> None:
