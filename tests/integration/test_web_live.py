@@ -126,3 +126,34 @@ def test_ambiguous_merges_local_and_web_and_ignores_injected_instructions(
     web = [c for c in answer.citations if c.origin == "web"]
     local = [c for c in answer.citations if c.origin == "local"]
     assert all(c.url for c in web) and all(not c.url for c in local)
+
+
+def test_a_reading_budget_keeps_the_best_local_and_web_strips_and_says_so(
+    sample_index, llm, generator_llm, double, tmp_path
+) -> None:
+    pipeline = _pipeline(sample_index, llm, generator_llm, double, tmp_path, "searxng", 1.0, 0.0)
+    question = "In which town is the Zorblat Festival held every summer?"
+    read: list[list[str]] = []
+    generator = pipeline.components.generator
+
+    class Spy:  # what the reader is given
+        def generate(self, question, strips, **kwargs):
+            read.append([s.text for s in strips])
+            return generator.generate(question, strips, **kwargs)
+
+    pipeline.components.generator = Spy()  # type: ignore[assignment]
+    whole = pipeline.ask(question).trace  # no budget: every kept local and web strip
+    assert whole.web is not None
+    kept = [(s.score or 0.0, 0, s.text) for s in whole.strips if s.kept]
+    kept += [(s.score, 1, s.text) for s in whole.web.strips if s.kept]
+    assert len(kept) > 2 and sorted(read[0]) == sorted(t for _, _, t in kept)
+    pipeline.components.merged_top_k = 2
+    answer = pipeline.ask(question)
+    t = answer.trace
+    assert answer.verdict is Verdict.AMBIGUOUS and t.web is not None
+    best = {text for _, _, text in sorted(kept, key=lambda k: (-k[0], k[1]))[:2]}
+    assert set(read[1]) == best  # the two best-scored of both kinds ...
+    # ... and the trace marks exactly those as kept, and says why
+    now = [s.text for s in t.strips if s.kept] + [s.text for s in t.web.strips if s.kept]
+    assert set(now) == best
+    assert any(n.startswith("read the best 2 strips, local and web together") for n in t.notes)

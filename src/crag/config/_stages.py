@@ -84,6 +84,12 @@ class RefineSettings(BaseModel):
         ge=0,
         description="The best strip of this many leading chunks is kept whatever its score.",
     )
+    merged_top_k: int = Field(
+        0,
+        ge=0,
+        description="AMBIGUOUS with web search: strips read at most, local and web together, "
+        "the best-scored (0: every kept local and web strip).",
+    )
     excerpt_sentences: int = Field(3, ge=1, description="Sentences per excerption strip.")
     excerpt_chars: int = Field(600, ge=80, description="Longest excerption strip.")
     window_words: int = Field(50, ge=5)

@@ -264,6 +264,7 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
         "retrieve_k": settings.retrieval.top_k,
         "rerank_k": settings.rerank.top_k,
         "rerank_weight": settings.rerank.weight,
+        "merged_top_k": settings.refine.merged_top_k,
     }
     parts.update(overrides)
     return Pipeline(Components(**parts))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from langgraph.runtime import Runtime
 
@@ -20,6 +20,7 @@ from crag.models.reranker import rerank
 from crag.pipeline.reflect_step import reflect
 from crag.pipeline.stage import stage
 from crag.pipeline.state import Components, CragState
+from crag.refine.merge import merge_budget
 from crag.trace import (
     CandidateRecord,
     Evaluation,
@@ -27,6 +28,7 @@ from crag.trace import (
     StripRecord,
     Thresholds,
     TracePart,
+    WebRecord,
     judge_score,
 )
 from crag.types import ScoredChunk, Strip, Verdict
@@ -140,15 +142,36 @@ def web_search(state: CragState, runtime: Runtime[Components]) -> CragState:
         web_part = f"web search ({provider}, query {outcome.query!r}) found nothing relevant"
         if not outcome.strips:
             notes.append(web_part)
-    records = TracePart(web_query=outcome.query, web=outcome.record, notes=notes)
-    update: CragState = {
-        "web_strips": outcome.strips,
-        "web_done": True,
-        "trace": log.part(records),
-    }
+    local, web_strips, record = _merged(state, c.merged_top_k, outcome.strips, outcome.record)
+    update: CragState = {"web_strips": web_strips, "web_done": True}
+    fields: dict[str, Any] = {"web_query": outcome.query, "web": record}
+    if len(local) < len(state.get("strips") or []) or len(web_strips) < len(outcome.strips):
+        kept = {(s.chunk.id, s.text) for s in local}
+        fields["strips"] = [
+            r.model_copy(update={"kept": r.kept and (r.chunk_id, r.text) in kept})
+            for r in state["trace"].strips
+        ]
+        update["strips"] = local
+        notes.append(f"read the best {c.merged_top_k} strips, local and web together: "
+                     f"{len(local)} local, {len(web_strips)} web")  # fmt: skip
+    update["trace"] = log.part(TracePart(notes=notes, **fields))
     if not outcome.strips:
         update["refuse_reason"] = why_local + web_part
     return update
+
+
+def _merged(
+    state: CragState, k: int, web: list[Strip], record: WebRecord
+) -> tuple[list[Strip], list[Strip], WebRecord]:
+    """The kept local and web strips under the reading budget `k` (crag.refine.merge), and the
+    web record with the web strips left out marked as not kept."""
+    local = list(state.get("strips") or [])
+    local, chosen = merge_budget(local, web, k)
+    if len(chosen) == len(web):
+        return local, web, record
+    read = {s.text for s in chosen}
+    strips = [w.model_copy(update={"kept": w.kept and w.text in read}) for w in record.strips]
+    return local, chosen, record.model_copy(update={"strips": strips})
 
 
 def _generate(

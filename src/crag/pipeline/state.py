@@ -76,3 +76,5 @@ class Components:
     retrieve_k: int = 20
     rerank_k: int = 5
     rerank_weight: float = 1.0  # share of the reranker's score; the rest is the fused score
+    # AMBIGUOUS with web search: strips read at most, local and web together (0: all kept)
+    merged_top_k: int = 0
