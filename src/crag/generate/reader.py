@@ -49,7 +49,8 @@ __all__ = [
 # and national law, which …", "AB hukuku ile ulusal hukuk arasında … hangi …") is answered
 # with its own words.
 _CHOICE = re.compile(r"\b(?:or|yoksa|veya|ya da)\b", re.IGNORECASE)
-_BETWEEN = re.compile(r"\b(?:between|arasında)\b", re.IGNORECASE)
+# two named things: "between X and Y", "X ile Y arasında"
+_BETWEEN = re.compile(r"\bbetween\b.+\band\b|\bile\b.+\barasında\b", re.IGNORECASE)
 _WHICH = re.compile(r"\b(?:which|hangi\w*)\b", re.IGNORECASE)
 
 

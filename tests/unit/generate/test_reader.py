@@ -197,8 +197,9 @@ def test_an_answer_that_only_repeats_the_question_is_no_candidate() -> None:
     eu = "AB hukuku ile ulusal hukuk arasında bir çatışma varsa, hangi yasa öncelikli olur?"
     assert not repeats_question("AB hukuku", eu)
     assert not repeats_question("EU law", "Between EU law and national law, which prevails?")
-    # "between" alone offers no choice
+    # "between" alone offers no choice, nor "which" with "between" one thing
     assert repeats_question("Paris", "What is the distance between Paris and Lyon?")
+    assert repeats_question("Elektrik yükleri", "Elektrik yükleri arasında hangi kuvvet var?")
 
 
 def test_the_generator_passes_over_a_reading_that_repeats_the_question() -> None:
