@@ -42,6 +42,15 @@ def _only_all(found: list[Candidate]) -> bool:
     return all(c.reading == "all" for c in found)
 
 
+def _close_draft(streamed: str, reply: str, on_token: Callable[[str], None]) -> None:
+    """The streamed draft ends where the stop cut it ("The waggle dance [3"): stream the end
+    of the citation that the reply closed again, so a reader watching the tokens sees it
+    closed ("[3].")."""
+    cut = streamed.rstrip()
+    if cut and reply != cut and reply.startswith(cut):
+        on_token(reply[len(cut) :])
+
+
 @dataclass(slots=True)
 class Generator:
     llm: LLM
@@ -102,6 +111,8 @@ class Generator:
         request = self._request(question, sources, language, extra, logprobs=rereading)
         result = stream_chat(self.llm, request, on_token)
         raw = self._reply(result.text)
+        if on_token is not None:
+            _close_draft(result.text, raw, on_token)
         notes: list[str] = []
         if rereading:
             main = Reading(raw, "all", 0, result.token_logprobs)

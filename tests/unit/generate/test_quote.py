@@ -47,6 +47,19 @@ def test_the_reading_stops_after_the_citation_and_the_source_sentence_explains()
     assert [c.n for c in out.citations] == [1]
 
 
+def test_the_streamed_draft_gets_the_citation_the_stop_cut_closed() -> None:
+    tokens: list[str] = []
+    Generator(StoppingLLM("The waggle dance [1]. More [2]."), read_alone=0).generate(
+        "How do bees tell where flowers are?", strips(*BEES), on_token=tokens.append
+    )
+    assert "".join(tokens) == "The waggle dance [1]."
+    tokens.clear()  # a reply the stop did not cut streams as it is
+    Generator(StoppingLLM("NOT_FOUND"), read_alone=0).generate(
+        "Who invented the radio?", strips(*BEES), on_token=tokens.append
+    )
+    assert "".join(tokens) == "NOT_FOUND"
+
+
 def test_the_quote_is_taken_from_the_source_that_holds_the_answer_not_the_cited_one() -> None:
     out = Generator(StoppingLLM("six weeks [1].")).generate(
         "How long does a worker live?", strips(*BEES)
