@@ -28,8 +28,10 @@ def _rank(s: Strip) -> float:
 
 def merge_budget(local: list[Strip], web: list[Strip], k: int) -> tuple[list[Strip], list[Strip]]:
     """The local and the web strips among the `k` best-scored of both (0: all of them), each
-    list in its own order. Ties keep local strips first; an unscored strip ranks last."""
-    if k <= 0 or len(local) + len(web) <= k:
+    list in its own order. Ties keep local strips first; an unscored strip ranks last. Only
+    strips read *together* share the budget: with no strip of one kind (web search found
+    nothing, or the verdict was INCORRECT) the other is read as it was kept."""
+    if k <= 0 or not local or not web or len(local) + len(web) <= k:
         return local, web
     tagged = [(s, 0, i) for i, s in enumerate(local)] + [(s, 1, i) for i, s in enumerate(web)]
     best = sorted(tagged, key=lambda t: (-_rank(t[0]), t[1], t[2]))[:k]

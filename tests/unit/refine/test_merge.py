@@ -25,6 +25,9 @@ def test_no_budget_or_enough_room_keeps_everything() -> None:
     assert merge_budget(local, web, 0) == (local, web)
     assert merge_budget(local, web, 3) == (local, web)
     assert merge_budget([], web, 1) == ([], web)
+    # one kind alone is not "read together": refinement's and web correction's own top k stand
+    assert merge_budget(local, [], 1) == (local, [])
+    assert merge_budget([], _strips("W", [0.5, 0.4, 0.3]), 2)[1] == _strips("W", [0.5, 0.4, 0.3])
 
 
 def test_ties_keep_local_strips_and_unscored_strips_rank_last() -> None:
