@@ -17,11 +17,14 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from crag.types import Chunk, Strip
+
 __all__ = [
     "RESULTS_DIR",
     "accuracy",
     "best_cut",
     "console",
+    "kept_strips",
     "machine_info",
     "percentile",
     "print_table",
@@ -32,6 +35,16 @@ __all__ = [
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 # Wide enough for the tables when the output goes to a log file (rich defaults to 80 there).
 console = Console() if sys.stdout.isatty() else Console(width=140)
+
+
+def kept_strips(trace: dict[str, Any]) -> list[Strip]:
+    """The local strips a stored trace says the generator read, rebuilt in reading order (their
+    chunk carries only its id): what the answer check numbered as sources."""
+    return [
+        Strip(s["text"], Chunk(s["chunk_id"], s["text"], "", "", 0, 0, 0), i, s["score"])
+        for i, s in enumerate(trace["strips"])
+        if s["kept"]
+    ]
 
 
 def percentile(values: Iterable[float], q: float) -> float:

@@ -20,25 +20,25 @@ Writes bench/results/contrast.json.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import re
 from pathlib import Path
 from typing import Any
 
-from bench.common import console, print_table, roc_auc, write_results
+from bench.common import console, kept_strips, print_table, roc_auc, write_results
 from bench.rivals import rivals
 from crag.eval.metrics import contains_answer
 from crag.eval.summary import expects_answer
 from crag.generate.citations import number_sources
 from crag.generate.matching import find_in_sources
-from crag.types import Chunk, Strip
 
 _VERIFIED = re.compile(r"^verified (.*) against \[(\d+)\]: P\(yes\) ([0-9.]+)$", re.S)
 
 
 def _short(text: str) -> str:
     """A short answer as the note shows it (Python's repr)."""
-    return str(eval(text, {"__builtins__": {}}))
+    return str(ast.literal_eval(text))
 
 
 def load(run: Path) -> list[dict[str, Any]]:
@@ -49,11 +49,7 @@ def load(run: Path) -> list[dict[str, Any]]:
         t = r["trace"]
         if r.get("error") or r["mode"] == "rag" or t.get("web"):
             continue
-        strips = [
-            Strip(s["text"], Chunk(s["chunk_id"], s["text"], "", "", 0, 0, 0), i, s["score"])
-            for i, s in enumerate(t["strips"])
-            if s["kept"]
-        ]
+        strips = kept_strips(t)
         sources = {s.n: s for s in number_sources(strips)}
         for note in t["notes"]:
             m = _VERIFIED.match(note)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from bench.common import console, print_table, write_results
+from bench.common import console, kept_strips, print_table, write_results
 from crag.eval.metrics import contains_answer
 from crag.eval.summary import expects_answer
 from crag.generate.citations import Source, number_sources
@@ -36,7 +36,7 @@ from crag.generate.matching import short_answer
 from crag.generate.prompt import EXAMPLES, NOT_FOUND, reading_request
 from crag.generate.quote import STOP
 from crag.models.llm.base import ChatRequest, Message
-from crag.types import Chunk, Strip
+from crag.types import Strip
 
 VARIANTS = ("qfirst", "bestlast", "pruned", "topical", "distractor")
 
@@ -83,11 +83,7 @@ def load(run: Path) -> list[Question]:
         if r.get("error") or r["mode"] == "rag":
             continue
         t = r["trace"]
-        strips = [
-            Strip(s["text"], Chunk(s["chunk_id"], s["text"], "", "", 0, 0, 0), i, s["score"])
-            for i, s in enumerate(t["strips"])
-            if s["kept"]
-        ]
+        strips = kept_strips(t)
         if not strips:
             continue
         first = next((c["short"] for c in t["candidates"] if c["reading"] == "all"), "")

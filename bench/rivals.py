@@ -26,7 +26,6 @@ from crag.refine.rewrite_check import STOPWORDS, content_forms, forms
 
 __all__ = ["rivals", "shape"]
 
-# a word, a number with its separators ("8,849", "3.5", "1937'de"), or a name with an apostrophe
 # the lower-case words that stand inside names ("Duke of York", "Leonardo da Vinci")
 _NAME_LINKS = frozenset(
     [
@@ -48,7 +47,10 @@ _NAME_LINKS = frozenset(
         "y",
     ]
 )
+# a word, a number with its separators ("8,849", "3.5", "1937'de"), or a name with an apostrophe
 _TOKEN = re.compile(r"[^\W_]+(?:[’'.,][^\W_]+)*", re.UNICODE)
+# between two tokens of a date or number: spaces, or a comma or dash
+_GAP = re.compile(r"[ \u00a0]*[,–-]?[ \u00a0]*")
 
 
 def shape(word: str) -> str:
@@ -62,22 +64,13 @@ def shape(word: str) -> str:
     return "A" if word[:1].isupper() else "a"
 
 
-def _sentence_start(text: str, start: int) -> bool:
-    """The token at `start` opens a sentence (its capital says nothing about it being a name)."""
-    before = text[:start].rstrip()
-    return not before or before[-1] in '.!?…:;"“(['
-
-
 def _runs(found: list[re.Match[str]], shapes: list[str], passage: str) -> list[tuple[int, int]]:
     """Maximal runs of capitalised tokens ("Duke of York": a linking word may stand inside), as
     (first, last) token indices; a run never crosses punctuation."""
     runs: list[tuple[int, int]] = []
     i = 0
     while i < len(found):
-        if shapes[i] != "A" or (
-            _sentence_start(passage, found[i].start())
-            and (found[i].group().casefold() in STOPWORDS)
-        ):
+        if shapes[i] != "A":  # a capitalised function word ("The") has its own shape
             i += 1
             continue
         j = i
@@ -106,9 +99,6 @@ def _spaced(passage: str, a: re.Match[str], b: re.Match[str]) -> bool:
 def _joined(passage: str, a: re.Match[str], b: re.Match[str]) -> bool:
     """Only spaces (or a comma or dash, inside a date or number) stand between two tokens."""
     return _GAP.fullmatch(passage[a.end() : b.start()]) is not None
-
-
-_GAP = re.compile(r"[ \u00a0]*[,–-]?[ \u00a0]*")
 
 
 def rivals(short: str, question: str, passage: str, k: int = 2) -> list[str]:

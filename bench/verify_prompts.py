@@ -73,7 +73,8 @@ def main() -> None:
         Settings(), ("generator", "grader") if "grader" in variants else ("generator",)
     )
     llm = roles["generator"]
-    judges = {"shipped": AnswerJudge(llm), "mark": AnswerJudge(llm), "answer_last": AnswerLast(llm)}
+    judge = AnswerJudge(llm)  # `mark` changes the passage, not the wording
+    judges = {"shipped": judge, "mark": judge, "answer_last": AnswerLast(llm)}
     if "grader" in variants:
         judges["grader"] = AnswerJudge(roles["grader"])
     rows = [row for run in args.runs for row in load(run)]
