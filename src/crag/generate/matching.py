@@ -36,6 +36,7 @@ __all__ = [
 _MARK = re.compile(r"\[\d+(?:\s*,\s*\d+)*\]")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # The short answer ends at its first citation marker, or at a sentence end / line break.
+_DASHED = re.compile(r"-+\w")  # "-k", "--keep", "-40": the hyphen belongs to the answer
 _SHORT_END = re.compile(r"\[\d|[.!?…]\s|[.!?…]$|\n")
 _URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"'\])]+", re.IGNORECASE)
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
@@ -60,7 +61,9 @@ def short_answer(answer: str) -> str:
 
     "May 27, 1937 [1]. The bridge opened …" → "May 27, 1937". Decimal points and
     abbreviations inside numbers ("3.5", "U.S.") are kept: a sentence end needs a space or
-    the end of the text after the stop.
+    the end of the text after the stop. A leading hyphen is kept where it is part of the
+    answer — a command-line option ("-k", "--keep") or a negative number ("-40"); a hyphen
+    standing alone ("- Paris") is not.
     """
     text = answer.strip()
     end = len(text)
@@ -69,7 +72,10 @@ def short_answer(answer: str) -> str:
             end = match.start()
             break
     short = text[:end]
-    return _MARK.sub(" ", short).strip(" ,;:-–—")
+    short = _MARK.sub(" ", short).strip(" ,;:–—").rstrip("-").rstrip(" ,;:–—")
+    while short.startswith("-") and not _DASHED.match(short):
+        short = short.lstrip("-").lstrip(" ,;:–—")
+    return short
 
 
 def _contains(haystack: list[str], needle: list[str]) -> bool:

@@ -52,6 +52,10 @@ _CHOICE = re.compile(r"\b(?:or|yoksa|veya|ya da)\b", re.IGNORECASE)
 # two named things: "between X and Y", "X ile Y arasında"
 _BETWEEN = re.compile(r"\bbetween\b.+\band\b|\bile\b.+\barasında\b", re.IGNORECASE)
 _WHICH = re.compile(r"\b(?:which|hangi\w*)\b", re.IGNORECASE)
+# A command-line option ("--ignore-case" for "How do I make grep ignore case?") names the
+# thing to type, which the question's words do not: it is an answer even in their words —
+# unless the question names that option itself ("What does -R do?" answered "-R").
+_OPTION = re.compile(r"--?[^\W\d_]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +112,10 @@ def repeats_question(short: str, question: str) -> bool:
     """The short answer says nothing the question did not: all its content words are the
     question's ("curriculum" for "What kind of curriculum …", "Budapest" for "In Budapest,
     where did Tesla work?"). Such a reply names no answer, so it is no candidate — unless the
-    question offers choices. A short answer of function words only ("Yes") is not judged."""
+    question offers choices, or the answer is a command-line option. A short answer of function
+    words only ("Yes") is not judged."""
+    if _OPTION.match(short):  # options are case-sensitive: "-R" is not "-r"
+        return re.search(rf"(?<![\w-]){re.escape(short)}(?![\w-])", question) is not None
     said = content_forms(short)
     return bool(said) and said <= content_forms(question) and not _offers_choices(question)
 

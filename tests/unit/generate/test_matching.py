@@ -27,6 +27,14 @@ from crag.generate.matching import (
         ("It opened in 1937. Then it closed.", "It opened in 1937"),
         ("Ankara [1, 2]", "Ankara"),
         ("Line one\nline two", "Line one"),
+        # a hyphen that belongs to the answer stays: an option, a negative number
+        ("-k [1]. -k, --keep keeps the input files [1].", "-k"),
+        ("--ignore-case [2]", "--ignore-case"),
+        ("-40 °C [1]. The lowest reading.", "-40 °C"),
+        # one standing alone does not
+        ("- Paris [1]", "Paris"),
+        ("Paris - [1]", "Paris"),
+        ("— Paris [1]", "Paris"),
     ],
 )
 def test_the_short_answer_ends_at_its_first_marker_or_sentence_end(answer: str, short: str):

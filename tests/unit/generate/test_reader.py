@@ -200,6 +200,11 @@ def test_an_answer_that_only_repeats_the_question_is_no_candidate() -> None:
     # "between" alone offers no choice, nor "which" with "between" one thing
     assert repeats_question("Paris", "What is the distance between Paris and Lyon?")
     assert repeats_question("Elektrik yükleri", "Elektrik yükleri arasında hangi kuvvet var?")
+    # a command-line option names what to type, which the question's words do not
+    assert not repeats_question("--ignore-case", "How do I make grep ignore case?")
+    assert not repeats_question("-r", "What does the -R option do?")  # another option
+    assert repeats_question("-R", "What does chmod's -R option do?")
+    assert repeats_question("ignore case", "How do I make grep ignore case?")
 
 
 def test_the_generator_passes_over_a_reading_that_repeats_the_question() -> None:
