@@ -116,6 +116,13 @@ class RetrievalSettings(BaseModel):
     dense_weight: float = Field(0.5, ge=0)
     rrf_k: int = Field(60, ge=1, description="RRF constant (Cormack et al. 2009).")
     candidates: int = Field(50, ge=1, description="Hits taken from each retriever before fusion.")
+    titles: bool = Field(
+        True,
+        description=(
+            "Read each chunk with its document's title (reranker, evaluator, reader) when the "
+            "candidates come from documents with different titles."
+        ),
+    )
 
 
 # Chosen on the evaluator's "calibrate" questions (python -m bench.retrieval --part calibrate

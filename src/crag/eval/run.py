@@ -173,7 +173,8 @@ def _fingerprint(plan: EvalPlan) -> dict[str, Any]:
         "dataset": str(plan.data.path.resolve()),
         "split": plan.config.split,
         **_setup(s),
-        "retrieval": [s.retrieval.mode, s.retrieval.fusion, s.retrieval.top_k],
+        "retrieval": [s.retrieval.mode, s.retrieval.fusion, s.retrieval.top_k]
+        + (["titles"] if s.retrieval.titles else []),
         "rerank": [s.rerank.model, s.rerank.top_k, *([s.rerank.weight] if s.rerank.model else [])],
         "refine": s.refine.mode,
     }

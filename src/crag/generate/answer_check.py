@@ -208,7 +208,7 @@ def check_answer(
         evidence = _holding(strips, source, out.short)
         if verify is not None:
             text = " … ".join(s.text for s in evidence) or source.text
-            p = verify(question, out.short, text)
+            p = verify(question, out.short, f"{source.label}\n{text}" if source.label else text)
             notes.append(f"verified {out.short!r} against [{out.evidence}]: P(yes) {p:.2f}")
             if not math.isnan(p) and p < verify_cut:
                 out.reason = "the passage that holds the answer does not state it as the answer"

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from crag.refine.strips import sentences
+from crag.titles import title_of
 from crag.types import Chunk, Citation, Strip
 
 __all__ = [
@@ -90,10 +91,12 @@ class Source:
     n: int
     chunk: Chunk
     text: str  # the kept strips of this chunk, joined
+    label: str = ""  # its document's title, shown with it where titles differ (crag.titles)
 
 
-def number_sources(strips: list[Strip]) -> list[Source]:
-    """One numbered source per chunk, in the order its first strip appears."""
+def number_sources(strips: list[Strip], titled: bool = False) -> list[Source]:
+    """One numbered source per chunk, in the order its first strip appears; `titled`: each
+    labelled with its document's title."""
     order: list[str] = []
     grouped: dict[str, list[Strip]] = {}
     for strip in strips:
@@ -102,7 +105,12 @@ def number_sources(strips: list[Strip]) -> list[Source]:
             grouped[strip.chunk.id] = []
         grouped[strip.chunk.id].append(strip)
     return [
-        Source(n=i, chunk=grouped[cid][0].chunk, text=" … ".join(s.text for s in grouped[cid]))
+        Source(
+            n=i,
+            chunk=grouped[cid][0].chunk,
+            text=" … ".join(s.text for s in grouped[cid]),
+            label=title_of(grouped[cid][0].chunk) if titled else "",
+        )
         for i, cid in enumerate(order, start=1)
     ]
 

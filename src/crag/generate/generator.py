@@ -15,7 +15,7 @@ refusal text is ours (in the question's language), naming why. With nothing to r
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from crag.generate.answer_check import VERIFY_CUT, Checked, check_answer
@@ -89,6 +89,7 @@ class Generator:
         confident: bool = False,
         evidence_floor: float | None = None,
         reread: bool = False,
+        titled: bool = False,
     ) -> Generated:
         """Answer `question` from `strips`.
 
@@ -97,9 +98,10 @@ class Generator:
         not on a small model's NOT_FOUND alone. `evidence_floor` (the evaluator was not sure)
         is the score the passage holding the answer must reach. `feedback` names claims of an
         earlier answer that were found unsupported (Self-RAG's regenerate step). `reread`
-        (crag's modes; plain RAG reads once) adds the readings of the best sources alone."""
+        (crag's modes; plain RAG reads once) adds the readings of the best sources alone.
+        `titled`: each source is shown with its document's title (`crag.titles`)."""
         language = detect_language(question)
-        sources = number_sources(strips)
+        sources = number_sources(strips, titled)
         if not sources:
             reason = refuse_reason or "no indexed passage answers this question"
             return Generated(
@@ -121,7 +123,7 @@ class Generator:
         if confident and declined(raw, sources):
             best = best_sources(strips, sources, 1)[0]
             notes.append(f"the model declined; a second look at source [{best.n}] alone")
-            alone = [Source(1, best.chunk, best.text)]
+            alone = [replace(best, n=1)]
             second = self.llm.chat(
                 self._request(question, alone, language, SECOND_LOOK, "generate-second-look")
             )
@@ -227,7 +229,7 @@ class Generator:
 
     def _read_alone(self, question: str, src: Source, language: str, extra: str) -> Reading | None:
         """The reading of `src` alone, its reply citing `src.n`; None when it declined."""
-        alone = [Source(1, src.chunk, src.text)]
+        alone = [replace(src, n=1)]
         request = self._request(question, alone, language, extra, "generate-alone", True)
         result = self.llm.chat(request)
         reply = self._reply(result.text)

@@ -73,6 +73,14 @@ SECOND_LOOK = (
 )
 
 
+def _labelled(source: Source) -> str:
+    """A source's line: its text (quoted data, one line), after its document's title in
+    parentheses where it has a label (`crag.titles`); the title is data too."""
+    text = " ".join(neutralise(source.text).split())
+    label = " ".join(neutralise(source.label).split())
+    return f"({label}) {text}" if label else text
+
+
 def reading_request(
     question: str,
     sources: list[Source],
@@ -86,11 +94,12 @@ def reading_request(
     stop: tuple[str, ...] = (),
 ) -> ChatRequest:
     """The reader's request: instructions in `language` (a name: "English"), the examples,
-    then the numbered sources and the question (`extra` after it). Sources are quoted data:
+    then the numbered sources (each after its label, if any) and the question (`extra` after
+    it). Sources are quoted data:
     invisible characters removed, fake delimiters, [n] markers and role labels defanged
     (`crag.generate.framing`), one line each. The instructions and examples come first and
     never change, so a llama.cpp slot keeps them cached from one question to the next."""
-    listing = "\n\n".join(f"[{s.n}] {' '.join(neutralise(s.text).split())}" for s in sources)
+    listing = "\n\n".join(f"[{s.n}] {_labelled(s)}" for s in sources)
     return ChatRequest(
         messages=(
             Message("system", SYSTEM.format(language=language)),

@@ -33,7 +33,12 @@ class PassThroughReranker:
 
 
 def rerank(
-    reranker: Reranker, query: str, hits: list[ScoredChunk], top_k: int, weight: float = 1.0
+    reranker: Reranker,
+    query: str,
+    hits: list[ScoredChunk],
+    top_k: int,
+    weight: float = 1.0,
+    texts: list[str] | None = None,
 ) -> list[ScoredChunk]:
     """Order `hits` by the reranker's scores (stable for ties) and keep `top_k`.
 
@@ -42,8 +47,10 @@ def rerank(
     relevance (crag's evaluator learned "holds the answer") then reorders the head of the
     list without throwing away what hybrid retrieval already ranked well (score interpolation,
     standard with first-stage retrievers). The reranker's own score stays in `scores`.
+    `texts`: what the reranker reads of each hit (default: its text; the pipeline adds the
+    document's title where titles tell the candidates apart, `crag.titles`).
     """
-    scores = reranker.score(query, [h.chunk.text for h in hits])
+    scores = reranker.score(query, texts if texts is not None else [h.chunk.text for h in hits])
     if scores is None:
         return hits[:top_k]
     fused = [h.score for h in hits]

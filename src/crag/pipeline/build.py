@@ -265,6 +265,7 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
         "rerank_k": settings.rerank.top_k,
         "rerank_weight": settings.rerank.weight,
         "merged_top_k": settings.refine.merged_top_k,
+        "titles": settings.retrieval.titles,
     }
     parts.update(overrides)
     return Pipeline(Components(**parts))

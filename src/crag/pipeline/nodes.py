@@ -21,6 +21,7 @@ from crag.pipeline.reflect_step import reflect
 from crag.pipeline.stage import stage
 from crag.pipeline.state import Components, CragState
 from crag.refine.merge import merge_budget
+from crag.titles import titled, with_title
 from crag.trace import (
     CandidateRecord,
     Evaluation,
@@ -60,7 +61,18 @@ def retrieve(state: CragState, runtime: Runtime[Components]) -> CragState:
     c = runtime.context
     with stage("retrieve") as log:
         hits = c.retriever.search(state["question"], k=c.retrieve_k)
-    return {"retrieved": hits, "trace": log.part(TracePart(retrieved=[Hit.of(h) for h in hits]))}
+    with_titles = c.titles and titled(h.chunk for h in hits)
+    notes = ["chunks read with their document's title: the candidates' titles differ"]
+    part = TracePart(retrieved=[Hit.of(h) for h in hits], notes=notes if with_titles else [])
+    return {"retrieved": hits, "titled": with_titles, "trace": log.part(part)}
+
+
+def _texts(state: CragState, hits: list[ScoredChunk]) -> list[str]:
+    """What the models read of each hit: its text, with its document's title where the
+    candidates' titles differ (crag.titles)."""
+    if state.get("titled"):
+        return [with_title(h.chunk) for h in hits]
+    return [h.chunk.text for h in hits]
 
 
 def rerank_node(state: CragState, runtime: Runtime[Components]) -> CragState:
@@ -69,9 +81,11 @@ def rerank_node(state: CragState, runtime: Runtime[Components]) -> CragState:
         if c.reranker is None:
             top = state["retrieved"][: c.rerank_k]
         else:
+            hits = state["retrieved"]
             top = rerank(
-                c.reranker, state["question"], state["retrieved"], c.rerank_k, c.rerank_weight
-            )
+                c.reranker, state["question"], hits, c.rerank_k, c.rerank_weight,
+                texts=_texts(state, hits),
+            )  # fmt: skip
     return {"reranked": top, "trace": log.part(TracePart(reranked=[Hit.of(h) for h in top]))}
 
 
@@ -79,7 +93,7 @@ def evaluate(state: CragState, runtime: Runtime[Components]) -> CragState:
     c = runtime.context
     hits = state["reranked"]
     with stage("evaluate") as log:
-        scores = c.evaluator.score(state["question"], [h.chunk.text for h in hits])
+        scores = c.evaluator.score(state["question"], _texts(state, hits))
         verdict = c.trigger.decide(scores)
     records = TracePart(
         evaluations=[
@@ -100,7 +114,9 @@ def refine(state: CragState, runtime: Runtime[Components]) -> CragState:
     # AMBIGUOUS too reads every reranked chunk: a strip's score can sit at noise level
     # (paraphrase), and the answer check verifies whatever the answer is drawn from.
     with stage("refine") as log:
-        kept, scored = c.refiner.refine(state["question"], chunks, known)
+        kept, scored = c.refiner.refine(
+            state["question"], chunks, known, titled=bool(state.get("titled"))
+        )
     kept_ids = {s.order for s in kept}
     records = TracePart(strips=[StripRecord.of(s, s.order in kept_ids) for s in scored])
     return {"strips": kept, "trace": log.part(records)}
@@ -194,6 +210,7 @@ def _generate(
             confident=state.get("verdict") is Verdict.CORRECT,
             evidence_floor=evidence_floor,
             reread=reread,
+            titled=bool(state.get("titled")),
         )
     readings = [
         CandidateRecord(

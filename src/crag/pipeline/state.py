@@ -43,6 +43,7 @@ class CragState(TypedDict, total=False):
     # a `Trace` at the start; each node adds a `TracePart`, merged by `add_trace`
     trace: Annotated[TracePart, add_trace]
     retrieved: list[ScoredChunk]
+    titled: bool  # the candidates come from documents with several titles (crag.titles)
     reranked: list[ScoredChunk]
     scores: list[float]
     verdict: Verdict
@@ -78,3 +79,5 @@ class Components:
     rerank_weight: float = 1.0  # share of the reranker's score; the rest is the fused score
     # AMBIGUOUS with web search: strips read at most, local and web together (0: all kept)
     merged_top_k: int = 0
+    # read chunks with their document's title where the candidates' titles differ (crag.titles)
+    titles: bool = True

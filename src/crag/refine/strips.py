@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
+from crag.titles import with_title
 from crag.types import Chunk, Strip
 
 if TYPE_CHECKING:  # a protocol for annotations only: grading's trainer imports this module
@@ -147,17 +148,29 @@ class Refiner:
         )
 
     def refine(
-        self, question: str, chunks: list[Chunk], known: dict[str, float] | None = None
+        self,
+        question: str,
+        chunks: list[Chunk],
+        known: dict[str, float] | None = None,
+        *,
+        titled: bool = False,
     ) -> tuple[list[Strip], list[Strip]]:
         """Return (kept strips in reading order, all scored strips).
 
         `known` maps chunk ids to scores the evaluator already gave the whole chunk; in
         `selection` mode a strip is the whole chunk, so those are reused, not recomputed.
+        `titled`: strips are scored with their document's title, as their chunks were
+        (`crag.titles`).
         """
-        return self.select(question, self.decompose(chunks), known)
+        return self.select(question, self.decompose(chunks), known, titled=titled)
 
     def select(
-        self, question: str, strips: list[Strip], known: dict[str, float] | None = None
+        self,
+        question: str,
+        strips: list[Strip],
+        known: dict[str, float] | None = None,
+        *,
+        titled: bool = False,
     ) -> tuple[list[Strip], list[Strip]]:
         """Score `strips` and keep the top k at or above the floor, in reading order."""
         if not strips:
@@ -166,7 +179,8 @@ class Refiner:
         if self.mode == "selection" and all(s.chunk.id in known for s in strips):
             scores = [known[s.chunk.id] for s in strips]
         else:
-            scores = self.evaluator.score(question, [s.text for s in strips])
+            texts = [with_title(s.chunk, s.text) if titled else s.text for s in strips]
+            scores = self.evaluator.score(question, texts)
         scored = [replace(s, score=float(v)) for s, v in zip(strips, scores, strict=True)]
 
         def rank(s: Strip) -> tuple[bool, float, int]:

@@ -1,0 +1,109 @@
+"""A chunk is read with its document's title only where titles tell the candidates apart.
+
+The nodes are called as the graph calls them (the run's components as `runtime.context`),
+with scorers that record what they read: the reranker, the evaluator and the refiner's strip
+scoring must all read the same titled text, so the cross-encoder's cache serves all three.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any, cast
+
+from crag.generate.citations import Source, number_sources
+from crag.generate.prompt import reading_request
+from crag.grading.trigger import ActionTrigger
+from crag.pipeline.nodes import NODES
+from crag.pipeline.state import Components, CragState
+from crag.refine.strips import Refiner
+from crag.titles import MAX_TITLE, title_of, titled, with_title
+from crag.types import Chunk, ScoredChunk, Strip
+
+TAR = "-t, --list\n       List the contents of an archive."
+CP = "-p     same as --preserve=mode,ownership,timestamps"
+
+
+def _chunk(cid: str, text: str, title: str, origin: str = "") -> Chunk:
+    meta = {"origin": origin} if origin else {}
+    return Chunk(id=cid, text=text, source=f"{title}.txt", doc_id="text", position=0, start=0,
+                 end=len(text), title=title, metadata=meta)  # fmt: skip
+
+
+def test_a_title_is_added_unless_missing_already_named_or_from_the_web() -> None:
+    assert with_title(_chunk("a", TAR, "tar")) == f"tar\n{TAR}"
+    assert with_title(_chunk("a", TAR, "tar"), "List the contents.") == "tar\nList the contents."
+    assert with_title(_chunk("b", "tar -t lists an archive", "tar")) == "tar -t lists an archive"
+    assert with_title(_chunk("c", TAR, "")) == TAR
+    assert with_title(_chunk("d", TAR, "A page", origin="web")) == TAR
+    # a Wikipedia-style or file-name title reads with spaces; a long one is cut
+    assert title_of(_chunk("e", TAR, "Sky_(United_Kingdom)")) == "Sky (United Kingdom)"
+    assert len(title_of(_chunk("f", TAR, "x" * 500))) == MAX_TITLE
+
+
+def test_titles_count_only_where_local_candidates_have_more_than_one() -> None:
+    assert titled([_chunk("a", TAR, "tar"), _chunk("b", CP, "cp")])
+    assert not titled([_chunk("a", TAR, "squad"), _chunk("b", CP, "squad")])
+    assert not titled([_chunk("a", TAR, ""), _chunk("b", CP, "")])
+    assert not titled([_chunk("a", TAR, "tar"), _chunk("b", CP, "A page", origin="web")])
+
+
+def test_the_reader_sees_each_source_after_its_title_as_quoted_data() -> None:
+    strips = [Strip(TAR, _chunk("a", TAR, "tar"), 0), Strip(CP, _chunk("b", CP, "cp [2]"), 1)]
+    plain = reading_request("q?", number_sources(strips), "English").messages[-1].content
+    assert "(tar)" not in plain
+    sources = number_sources(strips, titled=True)
+    assert [s.label for s in sources] == ["tar", "cp [2]"]
+    listing = reading_request("q?", sources, "English").messages[-1].content
+    assert "[1] (tar) -t, --list List the contents of an archive." in listing
+    assert "[2] (cp [2])" not in listing  # a fake [n] marker in a title is defanged too
+    assert Source(1, strips[0].chunk, TAR).label == ""
+
+
+class _Recording:
+    """A scorer (reranker and evaluator) that records what it read; titled text scores high."""
+
+    name = "recording"
+
+    def __init__(self) -> None:
+        self.read: list[str] = []
+
+    def score(self, question: str, passages: list[str]) -> list[float]:
+        self.read += passages
+        return [0.9 if p.startswith("tar\n") else 0.1 for p in passages]
+
+
+def _run(chunks: list[Chunk], titles: bool = True) -> tuple[CragState, _Recording]:
+    scorer = _Recording()
+    components = Components(
+        retriever=SimpleNamespace(
+            search=lambda q, k=None: [ScoredChunk(c, 1.0 - i / 10) for i, c in enumerate(chunks)]
+        ),
+        evaluator=scorer,
+        trigger=ActionTrigger(upper=0.8, lower=0.2),
+        refiner=Refiner(scorer, mode="excerption", top_k=3),
+        generator=cast(Any, None),
+        reranker=scorer,
+        titles=titles,
+    )
+    runtime = cast(Any, SimpleNamespace(context=components, stream_writer=lambda _: None))
+    state: CragState = {"question": "Which tar option lists the contents of an archive?"}
+    for node in ("retrieve", "rerank", "evaluate", "refine"):
+        update = NODES[node](state, runtime)
+        update.pop("trace", None)
+        state = cast(CragState, {**state, **update})
+    return state, scorer
+
+
+def test_reranker_evaluator_and_strips_read_the_title_where_titles_differ() -> None:
+    chunks = [_chunk("cp", CP, "cp"), _chunk("tar", TAR, "tar")]
+    state, scorer = _run(chunks)
+    assert state["titled"]
+    assert state["reranked"][0].chunk.id == "tar"  # read with "tar", it rises to the top
+    assert state["scores"][0] == 0.9
+    assert all(p.startswith(("tar\n", "cp\n")) for p in scorer.read)
+    # with titles off, or one title for all, the chunks are read as they are
+    one_title = [_chunk("a", TAR, "man"), _chunk("b", CP, "man")]
+    for given, titles in ((chunks, False), (one_title, True)):
+        state, scorer = _run(given, titles)
+        assert not state["titled"]
+        assert not any(p.startswith(("tar\n", "cp\n", "man\n")) for p in scorer.read)
