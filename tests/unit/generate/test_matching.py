@@ -96,3 +96,12 @@ def test_a_number_answer_takes_the_sources_spelling_only_where_it_differs() -> N
     assert number_wording("2", "Kuvvet iki kuvvete bölünebilir.") == "iki"
     assert number_wording("4", "Dört kişi geldi.") == "Dört"
     assert number_wording("4", "It had four divisions, 4 of them new.") is None
+
+
+def test_an_option_is_found_only_as_itself() -> None:
+    sources = {1: "--no-ignore-case  Do not ignore case.", 2: "-i, --ignore-case  Ignore case."}
+    assert find_in_sources("--ignore-case", sources) == [2]
+    assert find_in_sources("-i", sources) == [2]
+    assert find_in_sources("-I", sources) == []  # options are case-sensitive
+    assert find_in_sources("--sort=WORD", {1: "--sort=WORD  sort by WORD"}) == [1]
+    assert find_in_sources("ignore case", sources) == [1, 2]  # words: as before
