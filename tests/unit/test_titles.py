@@ -57,6 +57,9 @@ def test_the_reader_sees_each_source_after_its_title_as_quoted_data() -> None:
     assert "[1] (tar) -t, --list List the contents of an archive." in listing
     assert "[2] (cp [2])" not in listing  # a fake [n] marker in a title is defanged too
     assert Source(1, strips[0].chunk, TAR).label == ""
+    # sources that all share one title are read as they are: the label tells none apart
+    same = [Strip(TAR, _chunk("a", TAR, "tar"), 0), Strip(CP, _chunk("b", CP, "tar"), 1)]
+    assert [s.label for s in number_sources(same, titled=True)] == ["", ""]
 
 
 class _Recording:

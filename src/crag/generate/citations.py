@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from crag.refine.strips import sentences
 from crag.titles import title_of
+from crag.titles import titled as titled_chunks
 from crag.types import Chunk, Citation, Strip
 
 __all__ = [
@@ -96,7 +97,9 @@ class Source:
 
 def number_sources(strips: list[Strip], titled: bool = False) -> list[Source]:
     """One numbered source per chunk, in the order its first strip appears; `titled`: each
-    labelled with its document's title."""
+    labelled with its document's title where the sources' titles differ (a label that every
+    source shares tells none apart, and only changes what the reader reads)."""
+    labelled = titled and titled_chunks(s.chunk for s in strips)
     order: list[str] = []
     grouped: dict[str, list[Strip]] = {}
     for strip in strips:
@@ -109,7 +112,7 @@ def number_sources(strips: list[Strip], titled: bool = False) -> list[Source]:
             n=i,
             chunk=grouped[cid][0].chunk,
             text=" … ".join(s.text for s in grouped[cid]),
-            label=title_of(grouped[cid][0].chunk) if titled else "",
+            label=title_of(grouped[cid][0].chunk) if labelled else "",
         )
         for i, cid in enumerate(order, start=1)
     ]
