@@ -5,10 +5,16 @@ List the contents of an archive." belongs to tar's page and says so nowhere; the
 cross-encoder, which learned word overlap more than meaning, scores it 0.17 for "Which tar
 option lists the contents of an archive?" and 0.84 when it reads "tar" first. The reader,
 shown option lists from five pages, cannot tell which one is tar's. BM25 already indexes
-title and text together (`crag.index.catalog`); this gives the models that read a chunk — the
-reranker, the evaluator on chunks and strips, the reader and the answer's verification — the
-same context: the contextual chunk header of many RAG systems (Haystack's
+title and text together (`crag.index.catalog`); this gives what chooses and reads the
+evidence — the reranker, the refiner's strip scores, the reader and the answer's verification
+— the same context: the contextual chunk header of many RAG systems (Haystack's
 `meta_fields_to_embed`, the metadata LlamaIndex shows its LLM beside a node's text).
+
+The verdict reads chunks as they are. The evaluator's weights and thresholds (shipped, or
+fitted by `crag calibrate`) were fitted on chunks as they are, and a title makes every chunk
+of a document look on topic: on the demo corpus, "Why do honey bees dance to warn their nest
+mates about bears?" scored 0.04 against the waggle-dance paragraph (INCORRECT: the sources do
+not say it) and 0.44 with "Honey bees" before it (AMBIGUOUS, and a false premise answered).
 
 When: only where the retrieved candidates come from documents with more than one title.
 Where they all share one (a single manual, or a SQuAD-format file whose one article is the

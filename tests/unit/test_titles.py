@@ -1,8 +1,8 @@
 """A chunk is read with its document's title only where titles tell the candidates apart.
 
 The nodes are called as the graph calls them (the run's components as `runtime.context`),
-with scorers that record what they read: the reranker, the evaluator and the refiner's strip
-scoring must all read the same titled text, so the cross-encoder's cache serves all three.
+with scorers that record what they read: the reranker and the refiner's strip scores read
+titled chunks, the verdict reads them as they are.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def test_the_reader_sees_each_source_after_its_title_as_quoted_data() -> None:
 
 
 class _Recording:
-    """A scorer (reranker and evaluator) that records what it read; titled text scores high."""
+    """A scorer that records what it read; titled text scores high."""
 
     name = "recording"
 
@@ -75,17 +75,20 @@ class _Recording:
         return [0.9 if p.startswith("tar\n") else 0.1 for p in passages]
 
 
-def _run(chunks: list[Chunk], titles: bool = True) -> tuple[CragState, _Recording]:
-    scorer = _Recording()
+def _run(
+    chunks: list[Chunk], titles: bool = True
+) -> tuple[CragState, _Recording, _Recording, _Recording]:
+    """(state after refine; what the reranker, the verdict and the strip scores read)."""
+    reranker, evaluator, strips = _Recording(), _Recording(), _Recording()
     components = Components(
         retriever=SimpleNamespace(
             search=lambda q, k=None: [ScoredChunk(c, 1.0 - i / 10) for i, c in enumerate(chunks)]
         ),
-        evaluator=scorer,
+        evaluator=evaluator,
         trigger=ActionTrigger(upper=0.8, lower=0.2),
-        refiner=Refiner(scorer, mode="excerption", top_k=3),
+        refiner=Refiner(strips, mode="excerption", top_k=3),
         generator=cast(Any, None),
-        reranker=scorer,
+        reranker=reranker,
         titles=titles,
     )
     runtime = cast(Any, SimpleNamespace(context=components, stream_writer=lambda _: None))
@@ -94,19 +97,22 @@ def _run(chunks: list[Chunk], titles: bool = True) -> tuple[CragState, _Recordin
         update = NODES[node](state, runtime)
         update.pop("trace", None)
         state = cast(CragState, {**state, **update})
-    return state, scorer
+    return state, reranker, evaluator, strips
 
 
-def test_reranker_evaluator_and_strips_read_the_title_where_titles_differ() -> None:
+def test_reranker_and_strips_read_titles_where_they_differ_the_verdict_never() -> None:
     chunks = [_chunk("cp", CP, "cp"), _chunk("tar", TAR, "tar")]
-    state, scorer = _run(chunks)
+    state, reranker, evaluator, strips = _run(chunks)
     assert state["titled"]
     assert state["reranked"][0].chunk.id == "tar"  # read with "tar", it rises to the top
-    assert state["scores"][0] == 0.9
-    assert all(p.startswith(("tar\n", "cp\n")) for p in scorer.read)
-    # with titles off, or one title for all, the chunks are read as they are
+    assert all(p.startswith(("tar\n", "cp\n")) for p in reranker.read + strips.read)
+    assert max(s.score for s in state["strips"]) == 0.9
+    # the verdict: chunks as they are (the evidence weights and thresholds were fitted so)
+    assert evaluator.read and not any(p.startswith(("tar\n", "cp\n")) for p in evaluator.read)
+    assert state["scores"] == [0.1, 0.1]
+    # with titles off, or one title for all, the reranker reads them as they are too
     one_title = [_chunk("a", TAR, "man"), _chunk("b", CP, "man")]
     for given, titles in ((chunks, False), (one_title, True)):
-        state, scorer = _run(given, titles)
+        state, reranker, _, _ = _run(given, titles)
         assert not state["titled"]
-        assert not any(p.startswith(("tar\n", "cp\n", "man\n")) for p in scorer.read)
+        assert not any(p.startswith(("tar\n", "cp\n", "man\n")) for p in reranker.read)

@@ -119,8 +119,8 @@ class RetrievalSettings(BaseModel):
     titles: bool = Field(
         True,
         description=(
-            "Read each chunk with its document's title (reranker, evaluator, reader) when the "
-            "candidates come from documents with different titles."
+            "Read each chunk with its document's title (reranker, strips, reader, verification; "
+            "not the verdict) when the candidates come from documents with different titles."
         ),
     )
 

@@ -68,8 +68,8 @@ def retrieve(state: CragState, runtime: Runtime[Components]) -> CragState:
 
 
 def _texts(state: CragState, hits: list[ScoredChunk]) -> list[str]:
-    """What the models read of each hit: its text, with its document's title where the
-    candidates' titles differ (crag.titles)."""
+    """What the reranker reads of each hit: its text, with its document's title where the
+    candidates' titles differ (crag.titles). The verdict reads the text alone."""
     if state.get("titled"):
         return [with_title(h.chunk) for h in hits]
     return [h.chunk.text for h in hits]
@@ -93,7 +93,10 @@ def evaluate(state: CragState, runtime: Runtime[Components]) -> CragState:
     c = runtime.context
     hits = state["reranked"]
     with stage("evaluate") as log:
-        scores = c.evaluator.score(state["question"], _texts(state, hits))
+        # as they are, not titled: the evidence weights and the thresholds (shipped or
+        # calibrated) were fitted on chunks as they are, and a title makes every chunk of a
+        # document look on topic (crag.titles)
+        scores = c.evaluator.score(state["question"], [h.chunk.text for h in hits])
         verdict = c.trigger.decide(scores)
     records = TracePart(
         evaluations=[
@@ -114,6 +117,7 @@ def refine(state: CragState, runtime: Runtime[Components]) -> CragState:
     # AMBIGUOUS too reads every reranked chunk: a strip's score can sit at noise level
     # (paraphrase), and the answer check verifies whatever the answer is drawn from.
     with stage("refine") as log:
+        # strips are ranked titled, like the reranker's order: which of them to read
         kept, scored = c.refiner.refine(
             state["question"], chunks, known, titled=bool(state.get("titled"))
         )
