@@ -13,6 +13,7 @@ from typing import Any, cast
 from crag.generate.citations import Source, number_sources
 from crag.generate.prompt import reading_request
 from crag.grading.trigger import ActionTrigger
+from crag.models.reranker import rerank
 from crag.pipeline.nodes import NODES
 from crag.pipeline.state import Components, CragState
 from crag.refine.strips import Refiner
@@ -116,3 +117,11 @@ def test_reranker_and_strips_read_titles_where_they_differ_the_verdict_never() -
         state, reranker, _, _ = _run(given, titles)
         assert not state["titled"]
         assert not any(p.startswith(("tar\n", "cp\n", "man\n")) for p in reranker.read)
+
+
+def test_rerank_reads_titles_only_when_asked_and_where_they_differ() -> None:
+    hits = [ScoredChunk(_chunk("cp", CP, "cp"), 1.0), ScoredChunk(_chunk("tar", TAR, "tar"), 0.5)]
+    scorer = _Recording()
+    assert [h.chunk.id for h in rerank(scorer, "q", hits, 2, titles=True)] == ["tar", "cp"]
+    assert [h.chunk.id for h in rerank(scorer, "q", hits, 2)] == ["cp", "tar"]  # stable ties
+    assert scorer.read == [f"cp\n{CP}", f"tar\n{TAR}", CP, TAR]

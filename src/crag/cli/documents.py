@@ -195,7 +195,8 @@ def search(
     retriever = HybridRetriever(index, settings.retrieval)
     k = k or settings.retrieval.top_k
     hits = retriever.search(query, k, mode=mode, fusion=fusion, where=flt)  # type: ignore[arg-type]  # both names checked above
-    hits = rerank(make_reranker(settings.rerank.model), query, hits, k, settings.rerank.weight)
+    reranker = make_reranker(settings.rerank.model)
+    hits = rerank(reranker, query, hits, k, settings.rerank.weight, settings.retrieval.titles)
     if as_json:
         out = [
             {

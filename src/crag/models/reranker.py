@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Protocol, runtime_checkable
 
+from crag.titles import titled, with_title
 from crag.types import ScoredChunk
 
 __all__ = ["PassThroughReranker", "Reranker", "make_reranker", "rerank"]
@@ -38,7 +39,7 @@ def rerank(
     hits: list[ScoredChunk],
     top_k: int,
     weight: float = 1.0,
-    texts: list[str] | None = None,
+    titles: bool = False,
 ) -> list[ScoredChunk]:
     """Order `hits` by the reranker's scores (stable for ties) and keep `top_k`.
 
@@ -47,10 +48,15 @@ def rerank(
     relevance (crag's evaluator learned "holds the answer") then reorders the head of the
     list without throwing away what hybrid retrieval already ranked well (score interpolation,
     standard with first-stage retrievers). The reranker's own score stays in `scores`.
-    `texts`: what the reranker reads of each hit (default: its text; the pipeline adds the
-    document's title where titles tell the candidates apart, `crag.titles`).
+    `titles`: the reranker reads each hit with its document's title where the hits come from
+    documents with different titles (`crag.titles`; `crag ask`, `crag search` and the HTTP
+    search all pass `retrieval.titles`, so they rank alike).
     """
-    scores = reranker.score(query, texts if texts is not None else [h.chunk.text for h in hits])
+    if titles and titled(h.chunk for h in hits):
+        texts = [with_title(h.chunk) for h in hits]
+    else:
+        texts = [h.chunk.text for h in hits]
+    scores = reranker.score(query, texts)
     if scores is None:
         return hits[:top_k]
     fused = [h.score for h in hits]

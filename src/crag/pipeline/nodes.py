@@ -21,7 +21,7 @@ from crag.pipeline.reflect_step import reflect
 from crag.pipeline.stage import stage
 from crag.pipeline.state import Components, CragState
 from crag.refine.merge import merge_budget
-from crag.titles import titled, with_title
+from crag.titles import titled
 from crag.trace import (
     CandidateRecord,
     Evaluation,
@@ -67,24 +67,15 @@ def retrieve(state: CragState, runtime: Runtime[Components]) -> CragState:
     return {"retrieved": hits, "titled": with_titles, "trace": log.part(part)}
 
 
-def _texts(state: CragState, hits: list[ScoredChunk]) -> list[str]:
-    """What the reranker reads of each hit: its text, with its document's title where the
-    candidates' titles differ (crag.titles). The verdict reads the text alone."""
-    if state.get("titled"):
-        return [with_title(h.chunk) for h in hits]
-    return [h.chunk.text for h in hits]
-
-
 def rerank_node(state: CragState, runtime: Runtime[Components]) -> CragState:
     c = runtime.context
     with stage("rerank") as log:
         if c.reranker is None:
             top = state["retrieved"][: c.rerank_k]
         else:
-            hits = state["retrieved"]
             top = rerank(
-                c.reranker, state["question"], hits, c.rerank_k, c.rerank_weight,
-                texts=_texts(state, hits),
+                c.reranker, state["question"], state["retrieved"], c.rerank_k, c.rerank_weight,
+                titles=bool(state.get("titled")),
             )  # fmt: skip
     return {"reranked": top, "trace": log.part(TracePart(reranked=[Hit.of(h) for h in top]))}
 

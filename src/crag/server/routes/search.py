@@ -63,7 +63,9 @@ async def search(body: SearchRequest, rt: RuntimeDep) -> Any:
         hits = retriever.search(body.query, k, mode=body.mode, fusion=body.fusion, where=where)
         if reranker is None:
             return hits
-        return rerank(reranker, body.query, hits, k, rt.settings.rerank.weight)
+        return rerank(
+            reranker, body.query, hits, k, rt.settings.rerank.weight, rt.settings.retrieval.titles
+        )
 
     hits = await rt.run(run)
     return SearchResponse(
