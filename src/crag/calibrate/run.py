@@ -75,7 +75,7 @@ def _header(settings: Settings, config: CalibrateConfig) -> dict[str, Any]:
         "collection": settings.collection,
         "seed": config.seed,
         "generator": f"{g.provider}:{g.model}",
-        "titles": settings.retrieval.titles,  # chunks scored with their titles (crag.titles)
+        "titles": settings.retrieval.titles,  # chunks reranked with their titles (crag.titles)
     }
 
 

@@ -29,15 +29,16 @@ __all__ = [
     "fold",
     "locate",
     "number_wording",
+    "option_in",
     "short_answer",
     "unsourced_contacts",
 ]
 
 _MARK = re.compile(r"\[\d+(?:\s*,\s*\d+)*\]")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-# The short answer ends at its first citation marker, or at a sentence end / line break.
 _DASHED = re.compile(r"-+\w")  # "-k", "--keep", "-40": the hyphen belongs to the answer
 _OPTION = re.compile(r"--?[^\W\d_][\w-]*(?:=\S*)?$")  # one option: "-k", "--sort=WORD"
+# The short answer ends at its first citation marker, or at a sentence end / line break.
 _SHORT_END = re.compile(r"\[\d|[.!?…]\s|[.!?…]$|\n")
 _URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"'\])]+", re.IGNORECASE)
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
@@ -131,13 +132,18 @@ def number_wording(short: str, source: str) -> str | None:
     return found
 
 
+def option_in(option: str, text: str) -> bool:
+    """`text` holds the command-line option `option` as itself: not inside a longer option
+    ("--ignore-case" in "--no-ignore-case"), and in its own case ("-R" is not "-r")."""
+    return re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", text) is not None
+
+
 def find_in_sources(text: str, sources: dict[int, str]) -> list[int]:
     """Numbers of the sources whose text holds the words of `text` in order, adjacent. A
     command-line option is found only as itself: "--ignore-case" is not in "--no-ignore-case",
     nor "-s" in "-S" (options are case-sensitive)."""
     if _OPTION.match(text):
-        option = re.compile(rf"(?<![\w-]){re.escape(text)}(?![\w-])")
-        return [n for n, body in sources.items() if option.search(body)]
+        return [n for n, body in sources.items() if option_in(text, body)]
     words = fold(text)
     return [n for n, body in sources.items() if _contains(fold(body), words)]
 

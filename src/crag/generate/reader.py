@@ -31,7 +31,7 @@ from crag.generate.alignment import alignment
 from crag.generate.answer_check import cite
 from crag.generate.citations import Source, answer_sentences
 from crag.generate.confidence import answer_probs
-from crag.generate.matching import number_wording, short_answer
+from crag.generate.matching import number_wording, option_in, short_answer
 from crag.refine.rewrite_check import content_forms
 from crag.types import Strip
 
@@ -114,8 +114,8 @@ def repeats_question(short: str, question: str) -> bool:
     where did Tesla work?"). Such a reply names no answer, so it is no candidate — unless the
     question offers choices, or the answer is a command-line option. A short answer of function
     words only ("Yes") is not judged."""
-    if _OPTION.match(short):  # options are case-sensitive: "-R" is not "-r"
-        return re.search(rf"(?<![\w-]){re.escape(short)}(?![\w-])", question) is not None
+    if _OPTION.match(short):
+        return option_in(short, question)
     said = content_forms(short)
     return bool(said) and said <= content_forms(question) and not _offers_choices(question)
 

@@ -159,8 +159,8 @@ class Refiner:
 
         `known` maps chunk ids to scores the evaluator already gave the whole chunk; in
         `selection` mode a strip is the whole chunk, so those are reused, not recomputed.
-        `titled`: strips are scored with their document's title, as their chunks were
-        (`crag.titles`).
+        `titled`: strips are scored with their document's title, as the reranker read their
+        chunks (`crag.titles`; the verdict reads chunks without it).
         """
         return self.select(question, self.decompose(chunks), known, titled=titled)
 
