@@ -16,7 +16,13 @@ of a document look on topic: on the demo corpus, "Why do honey bees dance to war
 mates about bears?" scored 0.04 against the waggle-dance paragraph (INCORRECT: the sources do
 not say it) and 0.44 with "Honey bees" before it (AMBIGUOUS, and a false premise answered).
 
-When: only where the retrieved candidates come from documents with more than one title.
+A chunk's title includes the section it stands in where the loader knows it: the heading path
+of a Markdown chunk (`crag.ingest.headings`) or of a DOCX section, after the document's
+title ("Query string › querystring.stringify(obj[, sep[, eq[, options]]])"). A manual's
+option lists look alike from one function to the next; the heading is what tells them apart.
+
+When: only where the retrieved candidates come from documents (or sections) with more than
+one title.
 Where they all share one (a single manual, or a SQuAD-format file whose one article is the
 whole collection), the title tells no chunk from another and only costs tokens. A title the
 text already names is not added again, and web pages are read as they come (their strips are
@@ -30,24 +36,48 @@ from collections.abc import Iterable
 
 from crag.types import Chunk
 
-__all__ = ["MAX_TITLE", "title_of", "titled", "with_title"]
+__all__ = ["MAX_PATH", "MAX_TITLE", "SEPARATOR", "searchable", "title_of", "titled", "with_title"]
 
-MAX_TITLE = 100  # characters of a title shown; a title is a name, not a passage
+MAX_TITLE = 100  # characters of a document's title shown; a title is a name, not a passage
+MAX_PATH = 160  # characters of a section's heading path shown
+SEPARATOR = " › "  # between the title and the parts of the heading path (as a DOCX section's)
 _WORDS = re.compile(r"[^\W_]+")
 
 
-def title_of(chunk: Chunk) -> str:
-    """The title a local chunk is read with (underscores read as spaces, as in a Wikipedia
-    title or a file name; whitespace collapsed; at most MAX_TITLE characters); "" for a web
-    chunk or one without a title."""
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _parts(chunk: Chunk) -> list[str]:
+    """The title (underscores read as spaces, as in a Wikipedia title or a file name) and the
+    parts of the heading path of a local chunk, whitespace collapsed; none for a web chunk."""
     if chunk.origin != "local":
-        return ""
+        return []
     title = " ".join(chunk.title.replace("_", " ").split())
-    return title if len(title) <= MAX_TITLE else title[: MAX_TITLE - 1] + "…"
+    heading = chunk.metadata.get("heading")
+    path = " ".join(heading.split()) if isinstance(heading, str) else ""
+    parts = [_short(title, MAX_TITLE)] if title else []
+    return parts + ([_short(path, MAX_PATH)] if path else [])
+
+
+def title_of(chunk: Chunk) -> str:
+    """The title a local chunk is read with: its document's title (at most MAX_TITLE
+    characters) and the heading path of its section, if known (at most MAX_PATH); "" for a
+    web chunk or one with neither."""
+    return SEPARATOR.join(_parts(chunk))
+
+
+def searchable(chunk: Chunk) -> str:
+    """What keyword search indexes for a chunk: its title, its heading path where known, and
+    its text (the catalogs of both backends analyse this)."""
+    heading = chunk.metadata.get("heading")
+    if isinstance(heading, str) and heading.strip():
+        return f"{chunk.title}\n{heading}\n{chunk.text}"
+    return f"{chunk.title}\n{chunk.text}"
 
 
 def titled(chunks: Iterable[Chunk]) -> bool:
-    """Do the local chunks come from documents with more than one title?"""
+    """Do the local chunks come from documents (or sections) with more than one title?"""
     return len({t for c in chunks if (t := title_of(c))}) > 1
 
 
@@ -59,10 +89,8 @@ def _names(text: str, title: str) -> bool:
 
 
 def with_title(chunk: Chunk, text: str | None = None) -> str:
-    """`text` (default: the chunk's text) with the chunk's title on a line before it, unless
-    the chunk has none or the text already names it."""
+    """`text` (default: the chunk's text) with the chunk's title on a line before it; the
+    title and the heading path each left out where the text already names it."""
     text = chunk.text if text is None else text
-    title = title_of(chunk)
-    if not title or _names(text, title):
-        return text
-    return f"{title}\n{text}"
+    title = SEPARATOR.join(p for p in _parts(chunk) if not _names(text, p))
+    return f"{title}\n{text}" if title else text

@@ -132,6 +132,29 @@ def test_incremental_reingest(tmp_path: Path, open_index: Opener) -> None:
     assert not any("Paragraph 2 talks" in t for t in texts)
 
 
+def test_a_sections_heading_is_searched_with_its_chunks(tmp_path: Path, open_index: Opener) -> None:
+    """A Markdown chunk is found by the heading it stands under (crag.ingest.headings), and a
+    renamed heading is searched under its new name although the chunk's text is unchanged."""
+    index = open_index()
+    body = "Boats leave the harbour at dawn and return before the evening tide. " * 12
+    page = write(tmp_path / "docs" / "guide.md", f"# Guide\n\n## Zanzibar crossings\n\n{body}")
+    Ingestor(index).ingest([page])
+    consistent(index)
+    hits = HybridRetriever(index).search("Zanzibar", 5, mode="bm25")
+    under = [h.chunk for h in hits if "Zanzibar" not in h.chunk.text]
+    assert under and all(c.metadata["heading"] == "Zanzibar crossings" for c in under)
+    kept = {c.id for c in index.catalog.chunks_of(source_key(page))}
+    page.write_text(f"# Guide\n\n## Pemba crossings\n\n{body}", encoding="utf-8")
+    again = Ingestor(index).ingest([page])
+    assert again.updated and kept & {c.id for c in index.catalog.chunks_of(source_key(page))}
+    consistent(index)
+    renamed = HybridRetriever(index).search("Pemba", 5, mode="bm25")
+    assert any(h.chunk.id in kept and h.chunk.metadata["heading"] == "Pemba crossings"
+               for h in renamed)  # fmt: skip
+    assert not [h for h in HybridRetriever(index).search("Zanzibar", 5, mode="bm25")
+                if h.chunk.id in kept]  # fmt: skip
+
+
 def test_remove(tmp_path: Path, open_index: Opener) -> None:
     index = open_index()
     docs = corpus(tmp_path / "docs")

@@ -17,15 +17,17 @@ from crag.models.reranker import rerank
 from crag.pipeline.nodes import NODES
 from crag.pipeline.state import Components, CragState
 from crag.refine.strips import Refiner
-from crag.titles import MAX_TITLE, title_of, titled, with_title
+from crag.titles import MAX_PATH, MAX_TITLE, searchable, title_of, titled, with_title
 from crag.types import Chunk, ScoredChunk, Strip
 
 TAR = "-t, --list\n       List the contents of an archive."
 CP = "-p     same as --preserve=mode,ownership,timestamps"
 
 
-def _chunk(cid: str, text: str, title: str, origin: str = "") -> Chunk:
-    meta = {"origin": origin} if origin else {}
+def _chunk(cid: str, text: str, title: str, origin: str = "", heading: str = "") -> Chunk:
+    meta: dict[str, Any] = {"origin": origin} if origin else {}
+    if heading:
+        meta["heading"] = heading
     return Chunk(id=cid, text=text, source=f"{title}.txt", doc_id="text", position=0, start=0,
                  end=len(text), title=title, metadata=meta)  # fmt: skip
 
@@ -39,6 +41,30 @@ def test_a_title_is_added_unless_missing_already_named_or_from_the_web() -> None
     # a Wikipedia-style or file-name title reads with spaces; a long one is cut
     assert title_of(_chunk("e", TAR, "Sky_(United_Kingdom)")) == "Sky (United Kingdom)"
     assert len(title_of(_chunk("f", TAR, "x" * 500))) == MAX_TITLE
+
+
+SEP = "* `sep` {string} The substring that delimits pairs. **Default:** `'&'`."
+
+
+def test_a_section_heading_reads_after_the_title_each_left_out_where_the_text_names_it() -> None:
+    stringify = _chunk("a", SEP, "Query string", heading="querystring.stringify(obj[, sep])")
+    assert title_of(stringify) == "Query string › querystring.stringify(obj[, sep])"
+    assert with_title(stringify) == f"Query string › querystring.stringify(obj[, sep])\n{SEP}"
+    named = _chunk("b", "The query string module.", "Query string", heading="Overview")
+    assert with_title(named) == "Overview\nThe query string module."
+    assert len(title_of(_chunk("c", SEP, "t", heading="x" * 500))) == len("t › ") + MAX_PATH
+    assert with_title(_chunk("d", SEP, "page", origin="web", heading="h")) == SEP
+    # sections of one document tell its chunks apart; one title alone does not
+    parse = _chunk("e", SEP, "Query string", heading="querystring.parse(str[, sep])")
+    assert titled([stringify, parse])
+    assert not titled([_chunk("f", SEP, "Query string"), _chunk("g", CP, "Query string")])
+
+
+def test_keyword_search_reads_the_heading_path_where_there_is_one() -> None:
+    assert searchable(_chunk("a", SEP, "Query string", heading="stringify")) == (
+        f"Query string\nstringify\n{SEP}"
+    )
+    assert searchable(_chunk("b", TAR, "tar")) == f"tar\n{TAR}"  # as before headings
 
 
 def test_titles_count_only_where_local_candidates_have_more_than_one() -> None:

@@ -25,6 +25,7 @@ from crag.errors import IndexCorruptError
 from crag.index.analyzer import Analyzer
 from crag.index.filters import Filter, sqlite_where
 from crag.index.rows import CHUNK_COLUMNS, chunk_row, row_to_chunk
+from crag.titles import searchable
 from crag.types import Chunk
 
 __all__ = ["Catalog", "SourceInfo"]
@@ -192,6 +193,11 @@ class Catalog:
                             c.id,
                         ),
                     )
+                    # its title or heading path may have changed: keyword search reads them
+                    db.execute(
+                        "UPDATE fts SET terms=? WHERE rowid=(SELECT rowid FROM chunks WHERE id=?)",
+                        (self.analyzer.index_text(searchable(c)), c.id),
+                    )
                     continue
                 cur = db.execute(
                     f"INSERT INTO chunks({CHUNK_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
@@ -199,7 +205,7 @@ class Catalog:
                 )
                 db.execute(
                     "INSERT INTO fts(rowid, terms) VALUES (?, ?)",
-                    (cur.lastrowid, self.analyzer.index_text(f"{c.title}\n{c.text}")),
+                    (cur.lastrowid, self.analyzer.index_text(searchable(c))),
                 )
             db.execute(
                 "INSERT INTO sources(source, sha256, state, chunks, updated) VALUES "

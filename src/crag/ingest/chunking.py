@@ -22,6 +22,7 @@ from collections.abc import Iterator
 
 from semantic_text_splitter import MarkdownSplitter, TextSplitter
 
+from crag.ingest.headings import Headings
 from crag.types import Chunk, Document
 
 __all__ = ["Chunker", "chunk_id", "pieces"]
@@ -84,7 +85,9 @@ class Chunker:
         self._markdown = MarkdownSplitter(chunk_size, overlap=chunk_overlap, trim=True)
 
     def split(self, doc: Document) -> list[Chunk]:
-        splitter = self._markdown if doc.format == "markdown" else self._text
+        markdown = doc.format == "markdown"
+        splitter = self._markdown if markdown else self._text
+        headings = Headings(doc.text, doc.title) if markdown else None
         chunks: list[Chunk] = []
         seen: set[str] = set()
         for start, text in self._indices(splitter, doc.text):
@@ -92,6 +95,10 @@ class Chunker:
             if cid in seen:  # the same text twice in one unit adds nothing to retrieval
                 continue
             seen.add(cid)
+            metadata = dict(doc.metadata)
+            # the section a Markdown chunk stands in (crag.ingest.headings)
+            if headings is not None and (path := headings.path(start)):
+                metadata["heading"] = path
             chunks.append(
                 Chunk(
                     id=cid,
@@ -103,7 +110,7 @@ class Chunker:
                     end=start + len(text),
                     title=doc.title,
                     url=doc.url,
-                    metadata=dict(doc.metadata),
+                    metadata=metadata,
                 )
             )
         return chunks

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from crag.errors import LoaderError
+from crag.ingest.headings import strip_comments
 from crag.types import Document
 
 __all__ = ["load_html", "load_markdown", "load_pdf", "load_text"]
@@ -21,6 +22,9 @@ def load_text(path: str, text: str) -> tuple[list[Document], list[str]]:
 
 
 def load_markdown(path: str, text: str) -> tuple[list[Document], list[str]]:
+    """HTML comments removed (a rendered page does not show them: `crag.ingest.headings`);
+    the title is the first level-1 heading, else the file name."""
+    text = strip_comments(text)
     if not text.strip():
         raise LoaderError(path, "no text")
     match = _MD_TITLE.search(text)

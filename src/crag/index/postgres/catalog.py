@@ -21,6 +21,7 @@ from crag.index.postgres.database import Database
 from crag.index.postgres.keyword import bm25_search
 from crag.index.protocol import SourceInfo
 from crag.index.rows import CHUNK_COLUMNS, row_to_chunk
+from crag.titles import searchable
 from crag.types import Chunk
 
 __all__ = ["PgCatalog"]
@@ -123,8 +124,9 @@ class PgCatalog:
 
     # -- keyword search -----------------------------------------------------------------
     def index_text(self, chunk: Chunk) -> str:
-        """What `to_tsvector(ts_config, ·)` reads for a chunk (title and text, analysed)."""
-        return self.analyzer.index_text(f"{chunk.title}\n{chunk.text}")
+        """What `to_tsvector(ts_config, ·)` reads for a chunk (title, heading path and text,
+        analysed: `crag.titles.searchable`)."""
+        return self.analyzer.index_text(searchable(chunk))
 
     def tsquery(self, query: str) -> str | None:
         """Any of the query's terms, quoted so user input cannot inject tsquery syntax."""

@@ -1,0 +1,132 @@
+"""The section a chunk of a Markdown document stands in: its heading path.
+
+Why: a manual's sections are longer than a chunk, so most chunks do not carry the heading
+that says what they are about. In Node.js's `querystring.md`, the chunk "* `sep` {string} The
+substring used to delimit key and value pairs in the query string. **Default:** `'&'`." is
+`querystring.stringify()`'s only by the heading above it, and `readline.md` lists the same
+options under `readline.createInterface()` and `readlinePromises.createInterface()`. The
+chunker stores the headings in force where a chunk starts as the chunk's `heading` metadata
+("querystring.stringify(obj[, sep[, eq[, options]]])"), the way the DOCX loader names a
+section by its heading path; what searches and reads chunks then reads it with the document's
+title (`crag.titles`), as LlamaIndex's Markdown node parser keeps a header path per node.
+
+What counts as a heading: ATX headings (`## Title`, up to three spaces of indent, closing `#`s
+dropped) and setext headings (a text line underlined by `===` or `---`), outside fenced code
+blocks (a `# comment` in a shell example is no heading). A document's single level-1 heading
+is its title (`crag.ingest.documents.load_markdown`) and is left out of the path; YAML front
+matter is skipped. Inline Markdown is reduced to its text: `code`, *emphasis*, [links](url)
+and images; identifiers keep their underscores (`SCHED_RR`).
+
+`strip_comments` removes HTML comments (`<!-- YAML added: v0.11.2 … -->`, up to 20 lines of
+change history, heads every section of the Node.js docs): a rendered page does not show them,
+a reader quoting its source should not either, and left in they filled a third of some
+chunks. Offsets then point into the text as loaded, as they do for HTML, PDF and DOCX.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from crag.titles import SEPARATOR
+
+__all__ = ["Headings", "heading_text", "strip_comments"]
+
+MAX_HEADING = 80  # characters of one heading kept: a heading is a name, not a paragraph
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_NOT_PARAGRAPH = re.compile(r"^ {0,3}(?:[-*+>|]|\d+[.)]\s|#|<|`{3}|~{3})")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_IMAGE_OR_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
+_EMPHASIS = re.compile(r"(?<![\w\\])(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1(?!\w)")
+
+
+def heading_text(raw: str) -> str:
+    """A heading as it reads on the rendered page: inline Markdown reduced to its text."""
+    text = _IMAGE_OR_LINK.sub(r"\1", raw)
+    text = _REF_LINK.sub(r"\1", text)
+    text = text.replace("`", "")
+    text = _EMPHASIS.sub(r"\2", text)
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_HEADING else text[: MAX_HEADING - 1] + "…"
+
+
+def strip_comments(text: str) -> str:
+    """`text` without its HTML comments (an unclosed `<!--` is left as it is)."""
+    return _COMMENT.sub("", text)
+
+
+@dataclass(frozen=True, slots=True)
+class _Heading:
+    start: int  # offset of the heading's line in the document
+    level: int
+    text: str
+
+
+class Headings:
+    """The headings of one Markdown document, to ask which are in force at an offset."""
+
+    def __init__(self, text: str, title: str = "") -> None:
+        found = _scan(text)
+        # the heading that is the document's title names no section
+        self._title = heading_text(title)
+        self._found = found
+        self._starts = [h.start for h in found]
+
+    def path(self, offset: int) -> str:
+        """The heading path in force at `offset` (headings that start before it, each the
+        last of its level under the ones above), title left out; "" when none. A chunk that
+        starts with a heading names that section itself: its path is the sections above."""
+        stack: list[_Heading] = []
+        before = bisect.bisect_left(self._starts, offset)
+        for h in self._found[:before]:
+            while stack and stack[-1].level >= h.level:
+                stack.pop()
+            stack.append(h)
+        if before < len(self._found) and self._found[before].start <= offset + 3:
+            opening = self._found[before]  # the chunk's own first line (up to 3 spaces in)
+            while stack and stack[-1].level >= opening.level:
+                stack.pop()
+        parts = [h.text for h in stack if h.text and not (h.level == 1 and h.text == self._title)]
+        return SEPARATOR.join(parts)
+
+
+def _scan(text: str) -> list[_Heading]:
+    """ATX and setext headings outside fenced code blocks, in document order."""
+    out: list[_Heading] = []
+    fence = ""
+    offset = 0
+    previous: tuple[int, str] | None = None  # (offset, line) of a paragraph line just read
+    lines = text.splitlines(keepends=True)
+    matter = bool(lines) and lines[0].rstrip() == "---"  # YAML front matter until its "---"
+    for number, line in enumerate(lines):
+        bare = line.rstrip("\r\n")
+        here, offset = offset, offset + len(line)
+        if matter:
+            matter = number == 0 or bare.rstrip() not in ("---", "...")
+            continue
+        if fence:
+            if bare.strip().startswith(fence):
+                fence = ""
+            previous = None
+            continue
+        if m := _FENCE.match(bare):
+            fence = m.group(1)[0] * 3
+            previous = None
+            continue
+        if m := _ATX.match(bare):
+            out.append(_Heading(here, len(m.group(1)), heading_text(m.group(2) or "")))
+            previous = None
+            continue
+        if previous is not None and (m := _SETEXT.match(bare)):
+            level = 1 if m.group(1)[0] == "=" else 2
+            out.append(_Heading(previous[0], level, heading_text(previous[1])))
+            previous = None
+            continue
+        is_text = bool(bare.strip()) and not _NOT_PARAGRAPH.match(bare)
+        previous = (here, bare) if is_text and previous is None else None
+    return out

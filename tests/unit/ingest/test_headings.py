@@ -1,0 +1,88 @@
+"""The heading path a Markdown chunk stands in, and HTML comments a page does not show."""
+
+from __future__ import annotations
+
+from crag.ingest.chunking import Chunker
+from crag.ingest.documents import load_markdown
+from crag.ingest.headings import Headings, heading_text, strip_comments
+
+DOC = """---
+title: front matter
+---
+# Query string
+
+Intro text.
+
+## `querystring.parse(str[, sep])`
+
+Parses a string.
+
+```bash
+# not a heading: a comment in a shell example
+```
+
+### Options of *parse*
+
+* `sep` {string} **Default:** `'&'`.
+
+## querystring.stringify
+
+Serializes [an object](https://example.org) with `SCHED_RR`.
+
+Setext section
+--------------
+
+Under it.
+"""
+
+
+def _at(text: str, needle: str) -> int:
+    return text.index(needle)
+
+
+def test_the_path_is_the_headings_above_the_offset_without_the_title() -> None:
+    h = Headings(DOC, "Query string")
+    assert h.path(_at(DOC, "Intro text")) == ""
+    assert h.path(_at(DOC, "Parses a string")) == "querystring.parse(str[, sep])"
+    assert h.path(_at(DOC, "* `sep`")) == "querystring.parse(str[, sep]) › Options of parse"
+    # a "# comment" inside a fenced block is no heading
+    assert "not a heading" not in h.path(_at(DOC, "* `sep`"))
+    # a later section at the same level replaces the one before, and its subsections go
+    assert h.path(_at(DOC, "Serializes")) == "querystring.stringify"
+    assert h.path(_at(DOC, "Under it")) == "Setext section"
+    assert Headings("no headings at all").path(5) == ""
+
+
+def test_a_chunk_that_opens_with_a_heading_is_under_the_sections_above_it() -> None:
+    h = Headings(DOC, "Query string")
+    assert h.path(_at(DOC, "### Options")) == "querystring.parse(str[, sep])"
+    assert h.path(_at(DOC, "## querystring.stringify")) == ""
+
+
+def test_headings_read_as_rendered_and_stay_short() -> None:
+    assert heading_text("`fs.readFile(path)` and **bold** [link](http://x) ![img](i.png)") == (
+        "fs.readFile(path) and bold link img"
+    )
+    assert heading_text("cluster.SCHED_RR") == "cluster.SCHED_RR"
+    assert len(heading_text("word " * 100)) == 80
+
+
+def test_html_comments_are_removed_and_an_unclosed_one_is_left() -> None:
+    text = "Before <!-- YAML\nadded: v0.1.0\n--> after <!-- unclosed"
+    assert strip_comments(text) == "Before  after <!-- unclosed"
+
+
+def test_markdown_chunks_carry_their_heading_path() -> None:
+    body = (
+        "# Manual\n\n## Install\n\n"
+        + "Install it with the package manager. " * 20
+        + ("\n\n<!-- hidden note -->\n\nThe last step restarts the service.")
+    )
+    (doc,), _ = load_markdown("m.md", body)
+    assert "hidden note" not in doc.text
+    chunks = Chunker(200, 0).split(doc)
+    under = [c for c in chunks if c.text.startswith(("Install it", "The last step"))]
+    assert len(under) >= 2 and all(c.metadata["heading"] == "Install" for c in under)
+    # the title's chunk and the one opening with "## Install" stand under no section
+    assert all("heading" not in c.metadata for c in chunks if c.text.startswith("#"))
+    assert all(doc.text[c.start : c.end] == c.text for c in chunks)
