@@ -56,6 +56,11 @@ _WHICH = re.compile(r"\b(?:which|hangi\w*)\b", re.IGNORECASE)
 # thing to type, which the question's words do not: it is an answer even in their words —
 # unless the question names that option itself ("What does -R do?" answered "-R").
 _OPTION = re.compile(r"--?[^\W\d_]")
+# Likewise a quoted literal: "'connection'" for "Which event does a net.Server emit when a new
+# connection is made?", "'.html'" for "What does path.extname('index.html') return?" — the
+# value to type, in quotes as the documentation writes it; it repeats the question only where
+# the question quotes that same value.
+_QUOTES = "'\"`‘’“”"
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,12 +117,25 @@ def repeats_question(short: str, question: str) -> bool:
     """The short answer says nothing the question did not: all its content words are the
     question's ("curriculum" for "What kind of curriculum …", "Budapest" for "In Budapest,
     where did Tesla work?"). Such a reply names no answer, so it is no candidate — unless the
-    question offers choices, or the answer is a command-line option. A short answer of function
-    words only ("Yes") is not judged."""
+    question offers choices, or the answer is a command-line option or a quoted literal the
+    question does not quote. A short answer of function words only ("Yes") is not judged."""
     if _OPTION.match(short):
         return option_in(short, question)
+    if (literal := _quoted(short)) is not None:
+        q = re.escape(_QUOTES)
+        return re.search(rf"[{q}]{re.escape(literal)}[{q}]", question) is not None
     said = content_forms(short)
     return bool(said) and said <= content_forms(question) and not _offers_choices(question)
+
+
+def _quoted(short: str) -> str | None:
+    """The value of a short answer written as a quoted literal ("'close'", "`.html`"), else
+    None."""
+    text = short.strip()
+    if len(text) > 2 and text[0] in _QUOTES and text[-1] in _QUOTES:
+        inner = text.strip(_QUOTES).strip()
+        return inner or None
+    return None
 
 
 def _offers_choices(question: str) -> bool:

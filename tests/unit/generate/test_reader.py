@@ -205,6 +205,12 @@ def test_an_answer_that_only_repeats_the_question_is_no_candidate() -> None:
     assert not repeats_question("-r", "What does the -R option do?")  # another option
     assert repeats_question("-R", "What does chmod's -R option do?")
     assert repeats_question("ignore case", "How do I make grep ignore case?")
+    # so does a quoted literal, unless the question quotes that same value
+    event = "Which event does a net.Server emit when a new connection is made?"
+    assert not repeats_question("'connection'", event)
+    assert not repeats_question("'.html'", "What does path.extname('index.html') return?")
+    assert repeats_question("`'close'`", "When is the 'close' event emitted?")
+    assert repeats_question("connection", event)
 
 
 def test_the_generator_passes_over_a_reading_that_repeats_the_question() -> None:
