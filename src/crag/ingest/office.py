@@ -133,7 +133,9 @@ def load_docx(path: str, data: bytes, limit: int | None = None) -> tuple[list[Do
                 doc_id=_unique(heading, seen),
                 text=body,
                 title=title,
-                metadata={"section": number, "heading": heading},
+                # the heading path is read with the section's chunks (crag.titles); the
+                # text before the first heading has none
+                metadata={"section": number, **({"heading": heading} if headings else {})},
             )
         )
     if not docs:

@@ -52,6 +52,11 @@ def test_docx_one_unit_per_heading_section_with_table_rows(tmp_path: Path) -> No
     assert unit_of(docs, "late figures") == "Results (2)"
     # the heading path leads the text, so a chunk of the section says where it is
     assert next(d for d in docs if "eastern basin" in d.text).text.startswith("Results › Outlook")
+    # and every chunk of it carries the path, which the reranker and reader read (crag.titles)
+    assert next(d for d in docs if "48210" in d.text).metadata["heading"] == (
+        "Results › Cargo by terminal"
+    )
+    assert "heading" not in next(d for d in docs if "port authority" in d.text).metadata
 
 
 def test_docx_chunks_cite_the_heading(tmp_path: Path) -> None:
