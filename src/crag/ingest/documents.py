@@ -33,12 +33,18 @@ def load_markdown(path: str, text: str) -> tuple[list[Document], list[str]]:
 
 
 def load_html(path: str, text: str) -> tuple[list[Document], list[str]]:
-    """Main text by trafilatura (boilerplate, scripts and navigation removed)."""
+    """Main text by trafilatura (boilerplate, scripts and navigation removed), as Markdown:
+    its headings give each chunk the section it stands in, as for a `.md` file
+    (`crag.ingest.headings`)."""
     import trafilatura
 
     try:
         body = trafilatura.extract(
-            text, include_comments=False, include_tables=True, favor_recall=True
+            text,
+            include_comments=False,
+            include_tables=True,
+            favor_recall=True,
+            output_format="markdown",
         )
         meta = trafilatura.extract_metadata(text)
     except Exception as exc:  # trafilatura raises lxml errors of many kinds
@@ -47,7 +53,10 @@ def load_html(path: str, text: str) -> tuple[list[Document], list[str]]:
         raise LoaderError(path, "HTML holds no extractable main text")
     title = (meta.title if meta and meta.title else "") or Path(path).stem
     url = meta.url if meta and meta.url else ""
-    return [Document(source=path, doc_id="page", text=body, title=title, url=url)], []
+    page = Document(
+        source=path, doc_id="page", text=body, title=title, url=url, format="markdown"
+    )
+    return [page], []
 
 
 def load_pdf(path: str, data: bytes) -> tuple[list[Document], list[str]]:

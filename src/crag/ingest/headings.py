@@ -33,7 +33,7 @@ from crag.titles import SEPARATOR
 
 __all__ = ["Headings", "heading_text", "strip_comments"]
 
-MAX_HEADING = 80  # characters of one heading kept: a heading is a name, not a paragraph
+MAX_HEADING = 120  # characters of one heading kept: a name (a long signature too), not a paragraph
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
@@ -43,6 +43,8 @@ _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _IMAGE_OR_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
 _EMPHASIS = re.compile(r"(?<![\w\\])(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1(?!\w)")
+_ANCHOR = re.compile(r"\s*[#¶§]+$")  # a permalink sign after a heading (Node.js "#", Sphinx "¶")
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!<>|])")
 
 
 def heading_text(raw: str) -> str:
@@ -51,6 +53,7 @@ def heading_text(raw: str) -> str:
     text = _REF_LINK.sub(r"\1", text)
     text = text.replace("`", "")
     text = _EMPHASIS.sub(r"\2", text)
+    text = _ANCHOR.sub("", _ESCAPE.sub(r"\1", text))
     text = " ".join(text.split())
     return text if len(text) <= MAX_HEADING else text[: MAX_HEADING - 1] + "…"
 

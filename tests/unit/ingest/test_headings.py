@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from crag.ingest.chunking import Chunker
-from crag.ingest.documents import load_markdown
+from crag.ingest.documents import load_html, load_markdown
 from crag.ingest.headings import Headings, heading_text, strip_comments
 
 DOC = """---
@@ -64,7 +64,11 @@ def test_headings_read_as_rendered_and_stay_short() -> None:
         "fs.readFile(path) and bold link img"
     )
     assert heading_text("cluster.SCHED_RR") == "cluster.SCHED_RR"
-    assert len(heading_text("word " * 100)) == 80
+    # a permalink sign after the heading (Node.js "#", Sphinx "¶") and escapes are not read
+    assert heading_text("`querystring.escape(str)`#") == "querystring.escape(str)"
+    assert heading_text("Installation ¶") == "Installation"
+    assert heading_text(r"Options \<string\>") == "Options <string>"
+    assert len(heading_text("word " * 100)) == 120
 
 
 def test_html_comments_are_removed_and_an_unclosed_one_is_left() -> None:
@@ -86,3 +90,22 @@ def test_markdown_chunks_carry_their_heading_path() -> None:
     # the title's chunk and the one opening with "## Install" stand under no section
     assert all("heading" not in c.metadata for c in chunks if c.text.startswith("#"))
     assert all(doc.text[c.start : c.end] == c.text for c in chunks)
+
+
+PAGE = """<html><head><title>Harbour manual</title></head><body><article>
+<h1>Harbour manual</h1>
+<p>How the harbour office runs its days, from the first ferry to the last.</p>
+<h2>Opening hours</h2>
+<p>{long}</p>
+<p>The office closes at nine on Sundays.</p>
+</article></body></html>"""
+
+
+def test_an_html_page_keeps_its_sections_as_markdown() -> None:
+    long = "The harbour office opens at seven and answers questions about moorings. " * 8
+    (doc,), _ = load_html("manual.html", PAGE.format(long=long))
+    assert doc.format == "markdown" and doc.title == "Harbour manual"
+    chunks = Chunker(200, 0).split(doc)
+    sunday = next(c for c in chunks if "Sundays" in c.text)
+    assert "Opening hours" not in sunday.text
+    assert sunday.metadata["heading"] == "Opening hours"
