@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from crag.generate.citations import (
     MARK,
@@ -130,7 +130,7 @@ def check_answer(
     `quote`: the explanation is the evidence source's own sentence, not the model's."""
     text, _, notes = check_citations(reply, sources)
     out = Checked(notes=notes)
-    bodies = {s.n: s.text for s in sources}
+    bodies = {s.n: s.shown for s in sources}  # a heading in the label may hold the answer
     sentences = answer_sentences(text)
     if not sentences:
         out.reason = "the model returned an empty answer"
@@ -163,7 +163,8 @@ def check_answer(
     checks: list[SupportCheck] = []
     said = content_forms(f"{question} {first}")
     if quote and out.evidence is not None:
-        kept += _quoted(out.short, question, bodies[out.evidence], out.evidence, said, rest, notes)
+        body = next(s.text for s in sources if s.n == out.evidence)  # quoted: the text's own
+        kept += _quoted(out.short, question, body, out.evidence, said, rest, notes)
         rest = []
     repeats = [r for r in rest if _repeats(r, said)]
     if repeats:
@@ -208,7 +209,7 @@ def check_answer(
         evidence = _holding(strips, source, out.short)
         if verify is not None:
             text = " … ".join(s.text for s in evidence) or source.text
-            p = verify(question, out.short, f"{source.label}\n{text}" if source.label else text)
+            p = verify(question, out.short, replace(source, text=text).shown)
             notes.append(f"verified {out.short!r} against [{out.evidence}]: P(yes) {p:.2f}")
             if not math.isnan(p) and p < verify_cut:
                 out.reason = "the passage that holds the answer does not state it as the answer"

@@ -94,6 +94,14 @@ class Source:
     text: str  # the kept strips of this chunk, joined
     label: str = ""  # its document's title, shown with it where titles differ (crag.titles)
 
+    @property
+    def shown(self) -> str:
+        """The source as the reader was shown it: its label (title and section heading) on a
+        line before its text. A short answer may come from the label — a section's heading
+        is often the only place a chunk names its function ("socket.addMembership(…)" above
+        "Tells the kernel to join a multicast group") — so answers are looked for here."""
+        return f"{self.label}\n{self.text}" if self.label else self.text
+
 
 def number_sources(strips: list[Strip], titled: bool = False) -> list[Source]:
     """One numbered source per chunk, in the order its first strip appears; `titled`: each

@@ -259,3 +259,27 @@ def test_corroboration_refuses_an_unsure_answer_the_best_source_alone_does_not_g
         question, pair, reread=True, evidence_floor=0.0
     )
     assert not kept.refused and [c.purpose for c in held.calls] == ["generate"]
+
+
+def _sections() -> list:
+    """Two chunks of one manual that name their function only in their section's heading."""
+    found = strips("Tells the kernel to join a multicast group at the given address.",
+                   "Tells the kernel to leave a multicast group at the given address.")  # fmt: skip
+    heads = ["socket.addMembership(multicastAddress)", "socket.dropMembership(multicastAddress)"]
+    return [
+        replace(s, chunk=replace(s.chunk, title="UDP/datagram sockets", metadata={"heading": h}))
+        for s, h in zip(found, heads, strict=True)
+    ]
+
+
+def test_an_answer_read_in_a_sources_section_heading_is_found_there() -> None:
+    q = "Which dgram socket method joins a multicast group?"
+    sources = number_sources(_sections(), titled=True)
+    assert sources[0].label.endswith("socket.addMembership(multicastAddress)")
+    c = candidate("socket.addMembership(multicastAddress) [2].", q, sources, "all")
+    assert c is not None and c.source == 1 and c.alignment > 0.2
+    reply = "socket.addMembership(multicastAddress) [1]."
+    out = Generator(ByPromptLLM(reply, {})).generate(q, _sections(), titled=True)
+    assert not out.refused and out.text.startswith(reply), out.text
+    # unlabelled, the reader was not shown the heading: an answer from it is found nowhere
+    assert Generator(ByPromptLLM(reply, {})).generate(q, _sections()).refused
