@@ -53,9 +53,7 @@ def load_html(path: str, text: str) -> tuple[list[Document], list[str]]:
         raise LoaderError(path, "HTML holds no extractable main text")
     title = (meta.title if meta and meta.title else "") or Path(path).stem
     url = meta.url if meta and meta.url else ""
-    page = Document(
-        source=path, doc_id="page", text=body, title=title, url=url, format="markdown"
-    )
+    page = Document(source=path, doc_id="page", text=body, title=title, url=url, format="markdown")
     return [page], []
 
 
