@@ -17,7 +17,7 @@ mates about bears?" scored 0.04 against the waggle-dance paragraph (INCORRECT: t
 not say it) and 0.44 with "Honey bees" before it (AMBIGUOUS, and a false premise answered).
 
 A chunk's title includes the section it stands in where the loader knows it: the heading path
-of a Markdown chunk (`crag.ingest.headings`) or of a DOCX section, after the document's
+of a Markdown chunk (`crag.headings`) or of a DOCX section, after the document's
 title ("Query string › querystring.stringify(obj[, sep[, eq[, options]]])"). A manual's
 option lists look alike from one function to the next; the heading is what tells them apart.
 
@@ -36,7 +36,16 @@ from collections.abc import Iterable
 
 from crag.types import Chunk
 
-__all__ = ["MAX_PATH", "MAX_TITLE", "SEPARATOR", "searchable", "title_of", "titled", "with_title"]
+__all__ = [
+    "MAX_PATH",
+    "MAX_TITLE",
+    "SEPARATOR",
+    "names",
+    "searchable",
+    "title_of",
+    "titled",
+    "with_title",
+]
 
 MAX_TITLE = 100  # characters of a document's title shown; a title is a name, not a passage
 MAX_PATH = 160  # characters of a section's heading path shown
@@ -81,7 +90,7 @@ def titled(chunks: Iterable[Chunk]) -> bool:
     return len({t for c in chunks if (t := title_of(c))}) > 1
 
 
-def _names(text: str, title: str) -> bool:
+def names(text: str, title: str) -> bool:
     """Every word of `title` occurs among the words of `text` (case folded)."""
     words = set(_WORDS.findall(text.casefold()))
     wanted = _WORDS.findall(title.casefold())
@@ -92,5 +101,5 @@ def with_title(chunk: Chunk, text: str | None = None) -> str:
     """`text` (default: the chunk's text) with the chunk's title on a line before it; the
     title and the heading path each left out where the text already names it."""
     text = chunk.text if text is None else text
-    title = SEPARATOR.join(p for p in _parts(chunk) if not _names(text, p))
+    title = SEPARATOR.join(p for p in _parts(chunk) if not names(text, p))
     return f"{title}\n{text}" if title else text

@@ -4,7 +4,7 @@ In a manual, one function's option list looks like the next one's: "* `encoding`
 `'latin1'`" is `querystring.stringify()`'s only by the heading above it. One Markdown page
 written here lists the same options for `parse` and `stringify` with different defaults, each
 section long enough that its option list is a chunk of its own; crag must answer stringify's
-default and cite the page. The heading is stored with the chunk (crag.ingest.headings) and
+default and cite the page. The heading is stored with the chunk (crag.headings) and
 read with it by the reranker and the reader (crag.titles), though the page has one title.
 """
 

@@ -133,7 +133,7 @@ def test_incremental_reingest(tmp_path: Path, open_index: Opener) -> None:
 
 
 def test_a_sections_heading_is_searched_with_its_chunks(tmp_path: Path, open_index: Opener) -> None:
-    """A Markdown chunk is found by the heading it stands under (crag.ingest.headings), and a
+    """A Markdown chunk is found by the heading it stands under (crag.headings), and a
     renamed heading is searched under its new name although the chunk's text is unchanged."""
     index = open_index()
     body = "Boats leave the harbour at dawn and return before the evening tide. " * 12

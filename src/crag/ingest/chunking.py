@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 from semantic_text_splitter import MarkdownSplitter, TextSplitter
 
-from crag.ingest.headings import Headings
+from crag.headings import Headings
 from crag.types import Chunk, Document
 
 __all__ = ["Chunker", "chunk_id", "pieces"]
@@ -96,7 +96,7 @@ class Chunker:
                 continue
             seen.add(cid)
             metadata = dict(doc.metadata)
-            # the section a Markdown chunk stands in (crag.ingest.headings)
+            # the section a Markdown chunk stands in (crag.headings)
             if headings is not None and (path := headings.path(start)):
                 metadata["heading"] = path
             chunks.append(

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from crag.errors import LoaderError
-from crag.ingest.headings import strip_comments
+from crag.headings import strip_comments
 from crag.types import Document
 
 __all__ = ["load_html", "load_markdown", "load_pdf", "load_text"]
@@ -22,7 +22,7 @@ def load_text(path: str, text: str) -> tuple[list[Document], list[str]]:
 
 
 def load_markdown(path: str, text: str) -> tuple[list[Document], list[str]]:
-    """HTML comments removed (a rendered page does not show them: `crag.ingest.headings`);
+    """HTML comments removed (a rendered page does not show them: `crag.headings`);
     the title is the first level-1 heading, else the file name."""
     text = strip_comments(text)
     if not text.strip():
@@ -35,7 +35,7 @@ def load_markdown(path: str, text: str) -> tuple[list[Document], list[str]]:
 def load_html(path: str, text: str) -> tuple[list[Document], list[str]]:
     """Main text by trafilatura (boilerplate, scripts and navigation removed), as Markdown:
     its headings give each chunk the section it stands in, as for a `.md` file
-    (`crag.ingest.headings`)."""
+    (`crag.headings`)."""
     import trafilatura
 
     try:

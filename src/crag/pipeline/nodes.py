@@ -62,7 +62,10 @@ def retrieve(state: CragState, runtime: Runtime[Components]) -> CragState:
     with stage("retrieve") as log:
         hits = c.retriever.search(state["question"], k=c.retrieve_k)
     with_titles = c.titles and titled(h.chunk for h in hits)
-    notes = ["chunks read with their document's title: the candidates' titles differ"]
+    notes = [
+        "chunks read with their document's title (and section, where known): the candidates' "
+        "titles differ"
+    ]
     part = TracePart(retrieved=[Hit.of(h) for h in hits], notes=notes if with_titles else [])
     return {"retrieved": hits, "titled": with_titles, "trace": log.part(part)}
 

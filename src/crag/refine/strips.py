@@ -30,7 +30,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
-from crag.titles import with_title
+from crag.headings import sections
+from crag.titles import names, with_title
 from crag.types import Chunk, Strip
 
 if TYPE_CHECKING:  # a protocol for annotations only: grading's trainer imports this module
@@ -80,15 +81,27 @@ def sentences(text: str) -> list[str]:
 
 
 def _excerpts(text: str, per_strip: int, max_chars: int) -> list[str]:
+    """Strips of up to `per_strip` sentences (and about `max_chars`), none across a Markdown
+    heading; the first strip under a heading starts with it ("Event: 'connection'. Emitted
+    when a new connection is made."): in API docs the heading is often the only place that
+    names what the section's sentences are about, and a strip without it loses the answer."""
     out: list[str] = []
-    group: list[str] = []
-    for sentence in sentences(text):
-        if group and (len(group) >= per_strip or len(" ".join(group)) + len(sentence) > max_chars):
+    for heading, body in sections(text):
+        first = len(out)
+        group: list[str] = []
+        for sentence in sentences(body):
+            if group and (
+                len(group) >= per_strip or len(" ".join(group)) + len(sentence) > max_chars
+            ):
+                out.append(" ".join(group))
+                group = []
+            group.append(sentence)
+        if group:
             out.append(" ".join(group))
-            group = []
-        group.append(sentence)
-    if group:
-        out.append(" ".join(group))
+        if heading and len(out) > first and not names(out[first], heading):
+            # (a heading with nothing under it is no strip; one its strip names is not added)
+            lead = heading if heading[-1] in ".:?!" else f"{heading}."
+            out[first] = f"{lead} {out[first]}"
     return out
 
 

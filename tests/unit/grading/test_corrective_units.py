@@ -90,6 +90,22 @@ def test_decompose_modes() -> None:
         decompose([c], "bogus")  # type: ignore[arg-type]
 
 
+def test_excerption_keeps_each_section_apart_and_led_by_its_heading() -> None:
+    text = (
+        "### Event: `'close'`\n\nEmitted when the server closes.\n\n"
+        "### Event: `'connection'`\n\n* {net.Socket} The connection object\n\n"
+        "Emitted when a new connection is made.\n\n## Honey\n\nBees make honey from nectar.\n\n"
+        "## Empty\n"
+    )
+    got = [s.text for s in decompose([chunk(text)], "excerption")]
+    assert got == [
+        "Event: 'close'. Emitted when the server closes.",
+        "Event: 'connection'. * {net.Socket} The connection object Emitted when a new "
+        "connection is made.",
+        "Bees make honey from nectar.",  # a heading its strip already names is not repeated
+    ]
+
+
 class KeywordScorer:
     """A deterministic evaluator for refinement order tests (the LLM judge is tested live)."""
 

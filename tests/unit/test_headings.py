@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from crag.headings import Headings, heading_text, sections, strip_comments
 from crag.ingest.chunking import Chunker
 from crag.ingest.documents import load_html, load_markdown
-from crag.ingest.headings import Headings, heading_text, strip_comments
 
 DOC = """---
 title: front matter
@@ -57,6 +57,13 @@ def test_a_chunk_that_opens_with_a_heading_is_under_the_sections_above_it() -> N
     h = Headings(DOC, "Query string")
     assert h.path(_at(DOC, "### Options")) == "querystring.parse(str[, sep])"
     assert h.path(_at(DOC, "## querystring.stringify")) == ""
+
+
+def test_a_text_is_cut_at_its_headings_without_their_lines() -> None:
+    got = sections("Lead.\n\n## One\n\nFirst.\n\nSetext\n======\n\nSecond.\n\n### Empty\n")
+    assert got == [("", "Lead.\n\n"), ("One", "\nFirst.\n\n"), ("Setext", "\nSecond.\n\n"),
+                   ("Empty", "")]  # fmt: skip
+    assert sections("No headings.") == [("", "No headings.")]
 
 
 def test_headings_read_as_rendered_and_stay_short() -> None:

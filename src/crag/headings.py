@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from crag.titles import SEPARATOR
 
-__all__ = ["Headings", "heading_text", "strip_comments"]
+__all__ = ["Headings", "heading_text", "sections", "strip_comments"]
 
 MAX_HEADING = 120  # characters of one heading kept: a name (a long signature too), not a paragraph
 
@@ -68,6 +68,21 @@ class _Heading:
     start: int  # offset of the heading's line in the document
     level: int
     text: str
+    end: int = 0  # offset just after its line (after the underline of a setext heading)
+
+
+def sections(text: str) -> list[tuple[str, str]]:
+    """`text` cut at its headings: (the heading a part stands under, the part without the
+    heading's line), in order; the part before the first heading has heading "". For the
+    strips of one chunk (`crag.refine.strips`): a chunk of API docs often holds several small
+    sections ("Event: 'close'", "Event: 'connection'") whose headings are their only names."""
+    out: list[tuple[str, str]] = []
+    heading, at = "", 0
+    for h in _scan(text):
+        out.append((heading, text[at : h.start]))
+        heading, at = h.text, h.end
+    out.append((heading, text[at:]))
+    return [(h, body) for h, body in out if h or body.strip()]
 
 
 class Headings:
@@ -122,12 +137,12 @@ def _scan(text: str) -> list[_Heading]:
             previous = None
             continue
         if m := _ATX.match(bare):
-            out.append(_Heading(here, len(m.group(1)), heading_text(m.group(2) or "")))
+            out.append(_Heading(here, len(m.group(1)), heading_text(m.group(2) or ""), offset))
             previous = None
             continue
         if previous is not None and (m := _SETEXT.match(bare)):
             level = 1 if m.group(1)[0] == "=" else 2
-            out.append(_Heading(previous[0], level, heading_text(previous[1])))
+            out.append(_Heading(previous[0], level, heading_text(previous[1]), offset))
             previous = None
             continue
         is_text = bool(bare.strip()) and not _NOT_PARAGRAPH.match(bare)
