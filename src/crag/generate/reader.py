@@ -138,6 +138,17 @@ def _quoted(short: str) -> str | None:
     return None
 
 
+def _literal_in(short: str, sources: list[Source]) -> bool:
+    """A source writes the short answer as a code literal, in single quotes or backticks
+    ("Event: 'connection'"): the model wrote the value without its quotes, and it is a value
+    to type, not the question's word "connection". Double quotes are prose quoting and do not
+    count."""
+    if not short.strip():
+        return False
+    pattern = re.compile(rf"[`'‘]{re.escape(short.strip())}[`'’]")
+    return any(pattern.search(s.shown) for s in sources)
+
+
 def _offers_choices(question: str) -> bool:
     """ "… or …", or "which" with "between" (a choice between two things the question names)."""
     return bool(_CHOICE.search(question)) or bool(
@@ -209,7 +220,7 @@ def candidates(
     for r in readings:
         if (c := candidate(r.reply, question, sources, r.how, r.read, r.tokens)) is None:
             continue
-        if repeats_question(c.short, question):
+        if repeats_question(c.short, question) and not _literal_in(c.short, sources):
             notes.append(f"{c.short!r} ({r.how}) only repeats the question; not an answer")
             continue
         found.append(c)

@@ -9,7 +9,14 @@ from tests.support.strips import strips
 from crag.generate import Generator
 from crag.generate.alignment import alignment
 from crag.generate.citations import number_sources
-from crag.generate.reader import best_sources, candidate, rank, repeats_question
+from crag.generate.reader import (
+    Reading,
+    best_sources,
+    candidate,
+    candidates,
+    rank,
+    repeats_question,
+)
 from crag.models.llm.base import ChatRequest, ChatResult
 
 SUPER_BOWL = (
@@ -283,3 +290,15 @@ def test_an_answer_read_in_a_sources_section_heading_is_found_there() -> None:
     assert not out.refused and out.text.startswith(reply), out.text
     # unlabelled, the reader was not shown the heading: an answer from it is found nowhere
     assert Generator(ByPromptLLM(reply, {})).generate(q, _sections()).refused
+
+
+def test_a_value_a_source_writes_as_a_code_literal_is_an_answer_in_the_questions_words() -> None:
+    q = "Which event does a net.Server emit when a new connection is made?"
+    found: list[str] = []
+    literal = number_sources(strips("Event: 'connection'. Emitted when a new connection is made."))
+    assert [
+        c.short for c in candidates([Reading("connection [1].", "all")], q, literal, found)
+    ] == ["connection"]
+    prose = number_sources(strips('Emitted when a new "connection" is made.'))
+    assert candidates([Reading("connection [1].", "all")], q, prose, found) == []
+    assert "only repeats the question" in found[-1]
