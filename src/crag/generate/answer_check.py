@@ -130,7 +130,7 @@ def check_answer(
     `quote`: the explanation is the evidence source's own sentence, not the model's."""
     text, _, notes = check_citations(reply, sources)
     out = Checked(notes=notes)
-    bodies = {s.n: s.shown for s in sources}  # a heading in the label may hold the answer
+    bodies = {s.n: s.findable for s in sources}  # a heading in the label may hold the answer
     sentences = answer_sentences(text)
     if not sentences:
         out.reason = "the model returned an empty answer"

@@ -96,11 +96,20 @@ class Source:
 
     @property
     def shown(self) -> str:
-        """The source as the reader was shown it: its label (title and section heading) on a
-        line before its text. A short answer may come from the label — a section's heading
-        is often the only place a chunk names its function ("socket.addMembership(…)" above
-        "Tells the kernel to join a multicast group") — so answers are looked for here."""
+        """The source as the reader was shown it: its label on a line before its text."""
         return f"{self.label}\n{self.text}" if self.label else self.text
+
+    @property
+    def findable(self) -> str:
+        """Where a short answer is looked for: the text, after the section heading the reader
+        was shown in the label. A heading is often the only place a chunk names its function
+        ("socket.addMembership(…)" above "Tells the kernel to join a multicast group"); the
+        document's title is not searched: an answer that is the article's name is its topic
+        (on SQuAD-TR one refusal became a wrong answer that way)."""
+        heading = self.chunk.metadata.get("heading") if self.label else None
+        if isinstance(heading, str) and heading.strip():
+            return f"{heading}\n{self.text}"
+        return self.text
 
 
 def number_sources(strips: list[Strip], titled: bool = False) -> list[Source]:

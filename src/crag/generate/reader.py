@@ -104,11 +104,11 @@ def candidate(
     if not short:
         return None
     probs = answer_probs(tokens, short)
-    scored = [(alignment(question, short, s.shown), s.n) for s in sources]
+    scored = [(alignment(question, short, s.findable), s.n) for s in sources]
     best, n = max(scored, key=lambda x: (x[0], -x[1]))
     if best <= 0.0:  # tied nowhere (a paraphrase, or found in no source): the model's citation
         return Candidate(" ".join(sentences), short, 0, 0.0, reading, read, probs)
-    text = next(s.shown for s in sources if s.n == n)
+    text = next(s.findable for s in sources if s.n == n)
     reply, short = _recite_first(sentences, n, short, text)
     return Candidate(reply, short, n, best, reading, read, probs)
 
@@ -146,7 +146,7 @@ def _literal_in(short: str, sources: list[Source]) -> bool:
     if not short.strip():
         return False
     pattern = re.compile(rf"[`'‘]{re.escape(short.strip())}[`'’]")
-    return any(pattern.search(s.shown) for s in sources)
+    return any(pattern.search(s.findable) for s in sources)
 
 
 def _offers_choices(question: str) -> bool:

@@ -290,6 +290,9 @@ def test_an_answer_read_in_a_sources_section_heading_is_found_there() -> None:
     assert not out.refused and out.text.startswith(reply), out.text
     # unlabelled, the reader was not shown the heading: an answer from it is found nowhere
     assert Generator(ByPromptLLM(reply, {})).generate(q, _sections()).refused
+    # the document's title is not searched: an answer that is the article's name is its topic
+    topic = "UDP/datagram sockets [1]."
+    assert Generator(ByPromptLLM(topic, {})).generate(q, _sections(), titled=True).refused
 
 
 def test_a_value_a_source_writes_as_a_code_literal_is_an_answer_in_the_questions_words() -> None:
