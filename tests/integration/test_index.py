@@ -3,6 +3,7 @@ removal, bad files, ranking on a tiny corpus, embedding-model bookkeeping."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,32 @@ def test_reingest_unchanged_does_no_work(tmp_path: Path, index: Index) -> None:
     again = Ingestor(index).ingest([corpus])
     assert len(again.unchanged) == 3 and not again.added and not again.updated
     assert again.embedded == 0 and again.chunks == 0
+
+
+def test_markdown_ingested_before_headings_is_read_again_once(tmp_path: Path, index: Index) -> None:
+    """A Markdown source stored under its plain content digest (before chunks carried their
+    heading path) is chunked again on the next ingest, its chunks keep their embeddings, and
+    the ingest after that does no work; a text file is not touched."""
+    body = "Boats leave at dawn and return before the evening tide. " * 12
+    page = write(tmp_path / "docs" / "guide.md", f"# Guide\n\n## Crossings\n\n{body}")
+    note = write(tmp_path / "docs" / "note.txt", "A plain note about the harbour.")
+    Ingestor(index).ingest([tmp_path / "docs"])
+    plain = hashlib.sha256(page.read_bytes()).hexdigest()
+    index.catalog._db.execute(
+        "UPDATE sources SET sha256=? WHERE source=?", (plain, source_key(page))
+    )
+    index.catalog._db.execute(
+        "UPDATE chunks SET metadata='{}' WHERE source=?", (source_key(page),)
+    )  # what an earlier version stored: no heading
+    again = Ingestor(index).ingest([tmp_path / "docs"])
+    assert again.updated == [source_key(page)] and again.unchanged == [source_key(note)]
+    assert again.embedded == 0
+    assert any(
+        c.metadata.get("heading") == "Crossings" for c in index.catalog.chunks_of(source_key(page))
+    )
+    assert_in_step(index)
+    third = Ingestor(index).ingest([tmp_path / "docs"])
+    assert len(third.unchanged) == 2 and third.embedded == 0
 
 
 def test_changed_file_replaces_only_its_changed_chunks(tmp_path: Path, index: Index) -> None:

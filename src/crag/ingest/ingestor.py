@@ -26,7 +26,13 @@ from crag.index.filters import Scalar
 from crag.index.store import Index, PreparedSource
 from crag.ingest.chunking import Chunker
 from crag.ingest.loaders import is_supported, load_bytes
-from crag.ingest.metadata import Tags, source_metadata, tagged_digest, with_metadata
+from crag.ingest.metadata import (
+    Tags,
+    layout_digest,
+    source_metadata,
+    tagged_digest,
+    with_metadata,
+)
 
 __all__ = ["IngestProgress", "IngestReport", "Ingestor", "source_key"]
 
@@ -209,7 +215,9 @@ class Ingestor:
         None when unchanged or failed (recorded in `report`). `load_as` picks the loader by
         its suffix when `key` (a URL) has none; `url` is what citations link to."""
         try:
-            digest = tagged_digest(hashlib.sha256(data).hexdigest(), self.tags)
+            digest = layout_digest(
+                tagged_digest(hashlib.sha256(data).hexdigest(), self.tags), load_as or key
+            )
             if not self.index.needs_update(key, digest):
                 report.unchanged.append(key)
                 return None

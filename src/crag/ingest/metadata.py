@@ -29,7 +29,20 @@ from crag.index.filters import Scalar, condition, parse_value
 from crag.ingest.compressed import COMPRESSED
 from crag.types import Document
 
-__all__ = ["Tags", "file_type", "parse_tags", "source_metadata", "tagged_digest", "with_metadata"]
+__all__ = [
+    "Tags",
+    "file_type",
+    "layout_digest",
+    "parse_tags",
+    "source_metadata",
+    "tagged_digest",
+    "with_metadata",
+]
+
+# What a loader makes of a file changed in a way re-ingest must see: a source of these types
+# stored under an earlier digest is read again once, though its bytes did not change. Markdown
+# and HTML chunks gained their section's heading path (crag.headings), HTML became Markdown.
+LAYOUTS = {"md": "headings-1", "markdown": "headings-1", "html": "headings-1", "htm": "headings-1"}
 
 Tags = dict[str, Scalar]
 _RESERVED = {"source", "path", "title", "url"}
@@ -74,6 +87,16 @@ def with_metadata(
 ) -> list[Document]:
     """The documents with `base` under and `tags` over their own metadata."""
     return [replace(d, metadata={**base, **d.metadata, **tags}) for d in docs]
+
+
+def layout_digest(digest: str, name: str) -> str:
+    """The digest stored for a source of the file type `name` has: changed by the version of
+    its loader's layout where that changed (LAYOUTS), so sources ingested before are chunked
+    again on the next ingest (unchanged chunk texts keep their ids and embeddings)."""
+    layout = LAYOUTS.get(file_type(name))
+    if layout is None:
+        return digest
+    return hashlib.sha256(f"{digest}\0layout\0{layout}".encode()).hexdigest()
 
 
 def tagged_digest(digest: str, tags: Mapping[str, Any]) -> str:
