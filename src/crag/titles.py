@@ -59,7 +59,8 @@ def _short(text: str, limit: int) -> str:
 
 def _parts(chunk: Chunk) -> list[str]:
     """The title (underscores read as spaces, as in a Wikipedia title or a file name) and the
-    parts of the heading path of a local chunk, whitespace collapsed; none for a web chunk."""
+    heading path of a local chunk, each whitespace collapsed and cut short; none for a web
+    chunk."""
     if chunk.origin != "local":
         return []
     title = " ".join(chunk.title.replace("_", " ").split())

@@ -92,7 +92,7 @@ class Source:
     n: int
     chunk: Chunk
     text: str  # the kept strips of this chunk, joined
-    label: str = ""  # its document's title, shown with it where titles differ (crag.titles)
+    label: str = ""  # its title and section, shown with it where these differ (crag.titles)
 
     @property
     def shown(self) -> str:
