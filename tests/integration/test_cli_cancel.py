@@ -44,7 +44,14 @@ def test_ctrl_c_on_ingest_cancels_cleanly(tmp_path: Path) -> None:
         "CRAG_COLLECTION": "cancel",
         "CRAG_INGEST__BATCH_CHUNKS": "8",
     }
-    cmd = [sys.executable, "-m", "crag", "ingest", str(docs)]
+    # `python -m crag ingest DOCS`, with Ctrl-C raising KeyboardInterrupt even where the suite
+    # was started with SIGINT ignored (a shell's background job): the child inherits that, and
+    # Python then installs no handler, so the signal was lost and the test skipped
+    run = (
+        "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "sys.argv = ['crag', 'ingest', sys.argv[1]]; runpy.run_module('crag', run_name='__main__')"
+    )
+    cmd = [sys.executable, "-c", run, str(docs)]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     db = data / "collections" / "cancel" / "catalog.sqlite3"
     deadline = time.monotonic() + 180
