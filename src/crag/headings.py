@@ -29,7 +29,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from crag.titles import SEPARATOR
+from crag.titles import SEPARATOR, shorten
 
 __all__ = ["Headings", "heading_text", "sections", "strip_comments"]
 
@@ -54,8 +54,7 @@ def heading_text(raw: str) -> str:
     text = text.replace("`", "")
     text = _EMPHASIS.sub(r"\2", text)
     text = _ANCHOR.sub("", _ESCAPE.sub(r"\1", text))
-    text = " ".join(text.split())
-    return text if len(text) <= MAX_HEADING else text[: MAX_HEADING - 1] + "…"
+    return shorten(" ".join(text.split()), MAX_HEADING)
 
 
 def strip_comments(text: str) -> str:

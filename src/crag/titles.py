@@ -40,8 +40,10 @@ __all__ = [
     "MAX_PATH",
     "MAX_TITLE",
     "SEPARATOR",
+    "heading_of",
     "names",
     "searchable",
+    "shorten",
     "title_of",
     "titled",
     "with_title",
@@ -53,8 +55,16 @@ SEPARATOR = " › "  # between the title and the parts of the heading path (as a
 _WORDS = re.compile(r"[^\W_]+")
 
 
-def _short(text: str, limit: int) -> str:
+def shorten(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, "…" marking the cut (a title, a heading)."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def heading_of(chunk: Chunk) -> str:
+    """The heading path of the section a chunk stands in (its `heading` metadata: Markdown,
+    HTML, DOCX), whitespace collapsed; "" when unknown."""
+    heading = chunk.metadata.get("heading")
+    return " ".join(heading.split()) if isinstance(heading, str) else ""
 
 
 def _parts(chunk: Chunk) -> list[str]:
@@ -64,10 +74,9 @@ def _parts(chunk: Chunk) -> list[str]:
     if chunk.origin != "local":
         return []
     title = " ".join(chunk.title.replace("_", " ").split())
-    heading = chunk.metadata.get("heading")
-    path = " ".join(heading.split()) if isinstance(heading, str) else ""
-    parts = [_short(title, MAX_TITLE)] if title else []
-    return parts + ([_short(path, MAX_PATH)] if path else [])
+    path = heading_of(chunk)
+    parts = [shorten(title, MAX_TITLE)] if title else []
+    return parts + ([shorten(path, MAX_PATH)] if path else [])
 
 
 def title_of(chunk: Chunk) -> str:
@@ -80,10 +89,8 @@ def title_of(chunk: Chunk) -> str:
 def searchable(chunk: Chunk) -> str:
     """What keyword search indexes for a chunk: its title, its heading path where known, and
     its text (the catalogs of both backends analyse this)."""
-    heading = chunk.metadata.get("heading")
-    if isinstance(heading, str) and heading.strip():
-        return f"{chunk.title}\n{heading}\n{chunk.text}"
-    return f"{chunk.title}\n{chunk.text}"
+    heading = heading_of(chunk)
+    return f"{chunk.title}\n{heading}\n{chunk.text}" if heading else f"{chunk.title}\n{chunk.text}"
 
 
 def titled(chunks: Iterable[Chunk]) -> bool:

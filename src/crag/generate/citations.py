@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from crag.refine.strips import sentences
-from crag.titles import title_of
+from crag.titles import heading_of, title_of
 from crag.titles import titled as titled_chunks
 from crag.types import Chunk, Citation, Strip
 
@@ -106,10 +106,8 @@ class Source:
         ("socket.addMembership(…)" above "Tells the kernel to join a multicast group"); the
         document's title is not searched: an answer that is the article's name is its topic
         (on SQuAD-TR one refusal became a wrong answer that way)."""
-        heading = self.chunk.metadata.get("heading") if self.label else None
-        if isinstance(heading, str) and heading.strip():
-            return f"{heading}\n{self.text}"
-        return self.text
+        heading = heading_of(self.chunk) if self.label else ""
+        return f"{heading}\n{self.text}" if heading else self.text
 
 
 def number_sources(strips: list[Strip], titled: bool = False) -> list[Source]:

@@ -22,6 +22,7 @@ from urllib.parse import unquote
 
 from crag.errors import LoaderError
 from crag.ingest.package import header_names, open_package, row_line
+from crag.titles import shorten
 from crag.types import Document
 
 __all__ = ["load_epub"]
@@ -203,7 +204,7 @@ def load_epub(path: str, data: bytes, limit: int | None = None) -> tuple[list[Do
         if not text.strip():
             continue
         number = len(docs) + 1
-        short = heading if len(heading) <= _TITLE_MAX else heading[: _TITLE_MAX - 1] + "…"
+        short = shorten(heading, _TITLE_MAX)
         docs.append(
             Document(
                 source=path,

@@ -22,6 +22,7 @@ from typing import Any
 
 from crag.errors import LoaderError
 from crag.ingest.package import header_names, open_package, row_line
+from crag.titles import shorten
 from crag.types import Document
 
 __all__ = ["load_docx", "load_pptx"]
@@ -41,8 +42,7 @@ def _table_lines(rows: list[list[str]]) -> list[str]:
 
 
 def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= _TITLE_MAX else text[: _TITLE_MAX - 1] + "…"
+    return shorten(" ".join(text.split()), _TITLE_MAX)
 
 
 def _core_title(package: Any) -> str:
