@@ -85,31 +85,39 @@ def sections(text: str) -> list[tuple[str, str]]:
 
 
 class Headings:
-    """The headings of one Markdown document, to ask which are in force at an offset."""
+    """The headings of one Markdown document, to ask which are in force at an offset. The
+    stack of open sections after each heading is built once, so a document's chunks cost a
+    lookup each, not a walk over every heading before them."""
 
     def __init__(self, text: str, title: str = "") -> None:
-        found = _scan(text)
-        # the heading that is the document's title names no section
-        self._title = heading_text(title)
-        self._found = found
-        self._starts = [h.start for h in found]
+        self._found = _scan(text)
+        self._starts = [h.start for h in self._found]
+        self._title = heading_text(title)  # the heading that is the title names no section
+        self._stacks: list[tuple[_Heading, ...]] = []  # open after each heading, in order
+        stack: tuple[_Heading, ...] = ()
+        for h in self._found:
+            stack = (*_closed(stack, h.level), h)
+            self._stacks.append(stack)
 
     def path(self, offset: int) -> str:
         """The heading path in force at `offset` (headings that start before it, each the
         last of its level under the ones above), title left out; "" when none. A chunk that
         starts with a heading names that section itself: its path is the sections above."""
-        stack: list[_Heading] = []
         before = bisect.bisect_left(self._starts, offset)
-        for h in self._found[:before]:
-            while stack and stack[-1].level >= h.level:
-                stack.pop()
-            stack.append(h)
+        stack = self._stacks[before - 1] if before else ()
         if before < len(self._found) and self._found[before].start <= offset + 3:
-            opening = self._found[before]  # the chunk's own first line (up to 3 spaces in)
-            while stack and stack[-1].level >= opening.level:
-                stack.pop()
+            # the chunk's own first line (up to 3 spaces in) is a heading
+            stack = _closed(stack, self._found[before].level)
         parts = [h.text for h in stack if h.text and not (h.level == 1 and h.text == self._title)]
         return SEPARATOR.join(parts)
+
+
+def _closed(stack: tuple[_Heading, ...], level: int) -> tuple[_Heading, ...]:
+    """`stack` without the sections a heading of `level` closes (its level and below)."""
+    keep = len(stack)
+    while keep and stack[keep - 1].level >= level:
+        keep -= 1
+    return stack[:keep]
 
 
 def _scan(text: str) -> list[_Heading]:
