@@ -13,8 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.support.collections import ingested
 
-from crag import Index, Ingestor, build_pipeline, load_settings
+from crag import build_pipeline
 from crag.titles import with_title
 
 pytestmark = pytest.mark.slow
@@ -50,11 +51,8 @@ QUESTION = "What is the default encoding of querystring.stringify?"
 def manual(tmp_path_factory: pytest.TempPathFactory, embedder):
     folder = tmp_path_factory.mktemp("manual")
     (folder / "querystring.md").write_text(PAGE, encoding="utf-8")
-    settings = load_settings(data_dir=folder / "data", collection="manual")
-    index = Index.open(settings, embedder=embedder)
-    Ingestor(index, settings.ingest).ingest([str(folder)])
-    yield settings, index
-    index.close()
+    with ingested(folder, "manual", embedder) as built:
+        yield built
 
 
 def test_the_option_is_read_under_its_section_and_answered(manual, generator_llm) -> None:

@@ -12,8 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.support.collections import ingested
 
-from crag import Index, Ingestor, build_pipeline, load_settings
+from crag import build_pipeline
 from crag.generate.matching import short_answer
 
 pytestmark = pytest.mark.slow
@@ -61,11 +62,8 @@ def man_pages(tmp_path_factory: pytest.TempPathFactory, embedder):
     for name, (what, does, options) in PAGES.items():
         text = _INTRO.format(name=name, what=what, does=does) + options
         (folder / f"{name}.txt").write_text(text, encoding="utf-8")
-    settings = load_settings(data_dir=folder / "data", collection="man")
-    index = Index.open(settings, embedder=embedder)
-    Ingestor(index, settings.ingest).ingest([str(folder)])
-    yield settings, index
-    index.close()
+    with ingested(folder, "man", embedder) as built:
+        yield built
 
 
 def test_the_option_is_found_on_its_page_and_answered(man_pages, generator_llm) -> None:
