@@ -27,11 +27,13 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from crag.titles import SEPARATOR, shorten
+from crag.types import Heading
 
-__all__ = ["Headings", "heading_text", "sections", "strip_comments"]
+__all__ = ["MAX_HEADING", "Headings", "heading_text", "sections", "strip_comments"]
 
 MAX_HEADING = 120  # characters of one heading kept: a name (a long signature too), not a paragraph
 
@@ -89,8 +91,13 @@ class Headings:
     stack of open sections after each heading is built once, so a document's chunks cost a
     lookup each, not a walk over every heading before them."""
 
-    def __init__(self, text: str, title: str = "") -> None:
-        self._found = _scan(text)
+    def __init__(self, text: str, title: str = "", *, marks: Iterable[Heading] | None = None):
+        """The headings of Markdown `text`; or, given `marks` (in order), those headings
+        instead, which a loader found by position (a PDF's outline: `crag.ingest.pdf`)."""
+        if marks is None:
+            self._found = _scan(text)
+        else:
+            self._found = [_Heading(m.offset, m.level, heading_text(m.text)) for m in marks]
         self._starts = [h.start for h in self._found]
         self._title = heading_text(title)  # the heading that is the title names no section
         self._stacks: list[tuple[_Heading, ...]] = []  # open after each heading, in order

@@ -62,7 +62,7 @@ def shorten(text: str, limit: int) -> str:
 
 def heading_of(chunk: Chunk) -> str:
     """The heading path of the section a chunk stands in (its `heading` metadata: Markdown,
-    HTML, DOCX), whitespace collapsed; "" when unknown."""
+    HTML, DOCX, a PDF's outline), whitespace collapsed; "" when unknown."""
     heading = chunk.metadata.get("heading")
     return " ".join(heading.split()) if isinstance(heading, str) else ""
 

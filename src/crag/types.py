@@ -19,6 +19,7 @@ __all__ = [
     "Chunk",
     "Citation",
     "Document",
+    "Heading",
     "ModelCall",
     "ScoredChunk",
     "SearchMode",
@@ -27,6 +28,17 @@ __all__ = [
 ]
 
 SearchMode = str  # "bm25" | "dense" | "hybrid"
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    """A heading a loader knows by its place rather than by markup in the text (a PDF's
+    outline entry): where it stands in the Document's text (-1: a section opened on an earlier
+    page and still open), its level (1 = top), and its text."""
+
+    offset: int
+    level: int
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +56,9 @@ class Document:
     url: str = ""
     format: str = "text"  # "text" | "markdown": picks the splitter
     metadata: dict[str, Any] = field(default_factory=dict)
+    # headings not marked up in `text` (a PDF's outline), in order: the chunker gives each
+    # chunk the section it starts in from these, as it does from a Markdown text's headings
+    headings: tuple[Heading, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

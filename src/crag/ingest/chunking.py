@@ -87,7 +87,13 @@ class Chunker:
     def split(self, doc: Document) -> list[Chunk]:
         markdown = doc.format == "markdown"
         splitter = self._markdown if markdown else self._text
-        headings = Headings(doc.text, doc.title) if markdown else None
+        headings = (
+            Headings(doc.text, doc.title, marks=doc.headings)
+            if doc.headings
+            else Headings(doc.text, doc.title)
+            if markdown
+            else None
+        )
         chunks: list[Chunk] = []
         seen: set[str] = set()
         for start, text in self._indices(splitter, doc.text):
@@ -96,7 +102,7 @@ class Chunker:
                 continue
             seen.add(cid)
             metadata = dict(doc.metadata)
-            # the section a Markdown chunk stands in (crag.headings)
+            # the section a chunk stands in (crag.headings): Markdown, or a PDF's outline
             if headings is not None and (path := headings.path(start)):
                 metadata["heading"] = path
             chunks.append(

@@ -1,8 +1,7 @@
-"""Loaders for documents meant for people: plain text, Markdown, HTML, PDF."""
+"""Loaders for documents meant for people: plain text, Markdown, HTML (PDF: `crag.ingest.pdf`)."""
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
 
@@ -10,7 +9,7 @@ from crag.errors import LoaderError
 from crag.headings import strip_comments
 from crag.types import Document
 
-__all__ = ["load_html", "load_markdown", "load_pdf", "load_text"]
+__all__ = ["load_html", "load_markdown", "load_text"]
 
 _MD_TITLE = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
@@ -55,45 +54,3 @@ def load_html(path: str, text: str) -> tuple[list[Document], list[str]]:
     url = meta.url if meta and meta.url else ""
     page = Document(source=path, doc_id="page", text=body, title=title, url=url, format="markdown")
     return [page], []
-
-
-def load_pdf(path: str, data: bytes) -> tuple[list[Document], list[str]]:
-    """One Document per page, so citations can name the page."""
-    from pypdf import PdfReader
-
-    try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted:
-            try:
-                if not reader.decrypt(""):
-                    raise LoaderError(path, "encrypted PDF (a password is needed)")
-            except LoaderError:
-                raise
-            except Exception as exc:
-                raise LoaderError(path, f"encrypted PDF cannot be opened: {exc}") from exc
-        meta_title = (reader.metadata.title if reader.metadata else None) or Path(path).stem
-        docs: list[Document] = []
-        warnings: list[str] = []
-        for number, page in enumerate(reader.pages, start=1):
-            try:
-                text = page.extract_text() or ""
-            except Exception as exc:
-                warnings.append(f"{path}: page {number} unreadable ({exc}); skipped")
-                continue
-            if text.strip():
-                docs.append(
-                    Document(
-                        source=path,
-                        doc_id=f"page {number}",
-                        text=text,
-                        title=str(meta_title),
-                        metadata={"page": number},
-                    )
-                )
-    except LoaderError:
-        raise
-    except Exception as exc:  # pypdf raises PyPdfError, AttributeError, RecursionError, ...
-        raise LoaderError(path, f"corrupt PDF: {type(exc).__name__}: {exc}") from exc
-    if not docs:
-        raise LoaderError(path, "PDF has no extractable text (scanned? OCR is not supported)")
-    return docs, warnings

@@ -17,9 +17,10 @@ from pathlib import Path
 from crag.errors import LoaderError, UnsupportedFileError
 from crag.ingest.compressed import COMPRESSED, decompress
 from crag.ingest.decode import decode_bytes
-from crag.ingest.documents import load_html, load_markdown, load_pdf, load_text
+from crag.ingest.documents import load_html, load_markdown, load_text
 from crag.ingest.epub import load_epub
 from crag.ingest.office import load_docx, load_pptx
+from crag.ingest.pdf import load_pdf
 from crag.ingest.sheets import load_csv, load_tsv, load_xlsx
 from crag.ingest.structured import load_jsonl, load_squad_json
 from crag.types import Document

@@ -41,8 +41,15 @@ __all__ = [
 
 # What a loader makes of a file changed in a way re-ingest must see: a source of these types
 # stored under an earlier digest is read again once, though its bytes did not change. Markdown
-# and HTML chunks gained their section's heading path (crag.headings), HTML became Markdown.
-LAYOUTS = {"md": "headings-1", "markdown": "headings-1", "html": "headings-1", "htm": "headings-1"}
+# and HTML chunks gained their section's heading path (crag.headings), HTML became Markdown;
+# PDF pages lost their running heads and page numbers and gained the outline's sections.
+LAYOUTS = {
+    "md": "headings-1",
+    "markdown": "headings-1",
+    "html": "headings-1",
+    "htm": "headings-1",
+    "pdf": "outline-1",
+}
 
 Tags = dict[str, Scalar]
 _RESERVED = {"source", "path", "title", "url"}
