@@ -31,6 +31,7 @@ __all__ = [
     "number_wording",
     "option_in",
     "short_answer",
+    "span_of",
     "unsourced_contacts",
 ]
 
@@ -130,6 +131,21 @@ def number_wording(short: str, source: str) -> str | None:
         ):
             found = wording
     return found
+
+
+def span_of(short: str, text: str) -> tuple[int, int] | None:
+    """Where `text` first holds the words of `short` in order, adjacent (folded and with the
+    last word's suffix allowed, as `find_in_sources` matches them); None when it does not."""
+    want = fold(short)
+    have = _word_spans(text)
+    n = len(want)
+    if not n:
+        return None
+    for i in range(len(have) - n + 1):
+        window = have[i : i + n]
+        if _contains([w for w, _, _ in window], want):
+            return window[0][1], window[-1][2]
+    return None
 
 
 def option_in(option: str, text: str) -> bool:

@@ -25,11 +25,11 @@ from typing import Literal
 from crag.generate.alignment import alignment
 from crag.generate.framing import readable, without_special_tokens
 from crag.generate.instructions import drop_instructions, is_instruction
-from crag.generate.matching import find_in_sources
+from crag.generate.matching import find_in_sources, span_of
 from crag.refine.rewrite_check import content_forms, content_words, forms
 from crag.refine.strips import sentences
 
-__all__ = ["STOP", "Explain", "close_marker", "quote"]
+__all__ = ["MAX_QUOTE", "STOP", "Explain", "close_marker", "quote"]
 
 Explain = Literal["quote", "model"]
 # The reading stops at the end of the short answer's citation: "May 27, 1937 [1]." A reply
@@ -37,6 +37,10 @@ Explain = Literal["quote", "model"]
 STOP = ("].", "]\n", "]。")
 _OPEN = re.compile(r"\[\s*\d+(?:\s*[,;]\s*\d+)*\s*$")
 _EDGE = re.compile(r"^[\s…]+|[\s…]+$")
+MAX_QUOTE = 280  # characters of a quoted sentence: one a reader takes in at a glance
+# where a clause opens inside a long run of text: after a bar, colon, semicolon or stop and
+# space, before a capital ("…|bdirectories:.| The magic-deleteall attribute, which …")
+_CLAUSE = re.compile(r"[|:;.!?)\]]\s+(?=[A-Z])")
 # Wikipedia's editorial brackets copied into a page's text: no part of what the source states.
 _EDITORIAL = re.compile(
     r"\s*\[(?:citation needed|clarification needed|according to whom\?|who\?|when\?|which\?|"
@@ -75,4 +79,30 @@ def quote(short: str, question: str, text: str, min_share: float = 0.5) -> str |
             return None
         holding = [s for share, s in shares if share == best]
     # max() keeps the first of equals: the earlier sentence wins a tie
-    return _EDITORIAL.sub("", max(holding, key=lambda s: alignment(question, short, s)))
+    said_best = _EDITORIAL.sub("", max(holding, key=lambda s: alignment(question, short, s)))
+    return _window(said_best, short)
+
+
+def _window(sentence: str, short: str) -> str:
+    """A "sentence" longer than MAX_QUOTE cut to the part around the short answer, opening
+    where a clause does if one opens before the answer ("| The magic-deleteall attribute …"),
+    each cut marked "…". Why: text without full stops — a PDF's table or hex dump, a man
+    page's option list — is one "sentence" of many lines, and the quote ran on for 400
+    characters of it before the sentence that states the answer."""
+    if len(sentence) <= MAX_QUOTE:
+        return sentence
+    span = span_of(short, sentence) or (0, 0)
+    room = max(0, MAX_QUOTE - (span[1] - span[0]))
+    lo = max(0, span[0] - room // 2)
+    hi = min(len(sentence), max(span[1], lo) + room - (span[0] - lo))
+    lo = max(0, min(lo, hi - MAX_QUOTE))  # room the end did not use goes to the start
+    opens = [m.end() for m in _CLAUSE.finditer(sentence, lo, span[0] + 1)]
+    if opens:
+        lo = opens[-1]
+    elif lo and (space := sentence.find(" ", lo, span[0])) >= 0:
+        lo = space + 1
+    if hi < len(sentence) and (space := sentence.rfind(" ", span[1], hi)) >= 0:
+        hi = space
+    head = "…" if lo else ""
+    tail = "…" if hi < len(sentence) else ""
+    return f"{head}{sentence[lo:hi].strip()}{tail}"

@@ -9,7 +9,7 @@ import pytest
 from tests.support.strips import strips
 
 from crag.generate import Generator
-from crag.generate.quote import STOP, close_marker, quote
+from crag.generate.quote import MAX_QUOTE, STOP, close_marker, quote
 from crag.models.llm.base import ChatRequest, ChatResult
 
 BEES = (
@@ -158,3 +158,32 @@ def test_a_chat_template_token_is_not_quoted() -> None:
     assert quote("212 passengers", "How many passengers does the ferry carry?", text) == (
         "The Bramwell ferry carries 212 passengers across the Sound."
     )
+
+
+def test_a_long_run_without_full_stops_is_quoted_around_the_answer() -> None:
+    # a PDF's hex dump runs into the sentence that states the answer: one "sentence" of 430
+    # characters; the quote opens where that sentence's clause does and is cut after it
+    dump = " ".join(
+        f"000000{i}0 4d 49 4d 45 2d 4d 61 67 69 63 00 0a 5b 35 30 3a |MIME-Magic|" for i in range(5)
+    )
+    body = (
+        f"The magic file of the example: {dump}\n"
+        "The magic-deleteall attribute is written out into the magic file using __NOMAGIC__ as "
+        "the value:\n>0=__NOMAGIC__\nThis can be followed by other magic rules for the type, "
+        "each on its own line, in the order of their priority, highest first, as above"
+    )
+    said = quote("__NOMAGIC__", "What value is written for magic-deleteall?", body)
+    assert said is not None and len(said) <= MAX_QUOTE + 2
+    assert said.startswith("…The magic-deleteall attribute is written out") and said.endswith("…")
+    # a sentence within the limit is quoted whole
+    short = "The magic-deleteall attribute is written out using __NOMAGIC__ as the value."
+    assert quote("__NOMAGIC__", "Which value?", short) == short
+
+
+def test_a_long_list_is_quoted_around_the_answer_cut_at_words() -> None:
+    fields = " ".join(f"{i} CARD32 FIELD_{i}_OFFSET" for i in range(40))
+    said = quote("FIELD_20_OFFSET", "Which field follows the nineteenth?", f"Header: {fields}")
+    assert said is not None and "FIELD_20_OFFSET" in said
+    assert said.startswith("…") and said.endswith("…") and len(said) <= MAX_QUOTE + 2
+    inner = said.strip("…")
+    assert f" {inner} " in f" Header: {fields} "  # cut between words, not inside one
