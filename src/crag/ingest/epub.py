@@ -8,6 +8,8 @@ access.
 
 - `doc_id` = "chapter N: heading" (first h1-h3 of the document, else its <title>); N counts
   the spine documents that hold text.
+- The chapter's headings (h1-h6) give each chunk the heading path it starts in (its
+  `heading` metadata), as a Markdown file's do: a chapter holds many sections.
 - Tables become one line per row with its header, like the other loaders.
 - DRM: a chapter listed as encrypted in `META-INF/encryption.xml` (other than obfuscated
   fonts) makes the file a clear error: "DRM-protected EPUB".
@@ -23,7 +25,7 @@ from urllib.parse import unquote
 from crag.errors import LoaderError
 from crag.ingest.package import header_names, open_package, row_line
 from crag.titles import shorten
-from crag.types import Document
+from crag.types import Document, Heading
 
 __all__ = ["load_epub"]
 
@@ -32,6 +34,7 @@ _BLOCKS = {
     "section", "article", "dd", "dt", "figcaption", "hr", "table", "ul", "ol",
 }  # fmt: skip
 _SKIP = {"script", "style", "head", "nav"}
+_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 _FONT_OBFUSCATION = {"http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"}
 _TITLE_MAX = 80
 
@@ -80,9 +83,22 @@ def _encrypted(path: str, package: Any) -> set[str]:
     return out
 
 
-def _text(node: Any, lines: list[str], current: list[str]) -> None:
-    """Collect the text of an XHTML tree: blocks end lines, tables become header rows."""
+def _text(
+    node: Any, lines: list[str], current: list[str], marks: list[tuple[int, int]] | None = None
+) -> None:
+    """Collect the text of an XHTML tree: blocks end lines, tables become header rows; each
+    h1-h6 that gives a line is noted in `marks` as (its line's index, its level)."""
     tag = _local(node.tag)
+    if marks is not None and tag in _HEADINGS:
+        _flush(lines, current)
+        before = len(lines)
+        _text(node, lines, current)  # a heading inside a heading is text of the outer one
+        _flush(lines, current)
+        if len(lines) > before:
+            marks.append((before, int(tag[1])))
+        if node.tail:
+            current.append(node.tail)
+        return
     if tag in _SKIP:
         if node.tail:
             current.append(node.tail)
@@ -106,7 +122,7 @@ def _text(node: Any, lines: list[str], current: list[str]) -> None:
         if node.text:
             current.append(node.text)
         for child in node:
-            _text(child, lines, current)
+            _text(child, lines, current, marks)
         if tag in _BLOCKS:
             _flush(lines, current)
     if node.tail:
@@ -135,8 +151,8 @@ def _heading(root: Any) -> str:
     return ""
 
 
-def _chapter(path: str, package: Any, member: str) -> tuple[str, str]:
-    """(heading, text) of one XHTML document of the spine."""
+def _chapter(path: str, package: Any, member: str) -> tuple[str, str, tuple[Heading, ...]]:
+    """(heading, text, the headings in the text) of one XHTML document of the spine."""
     from lxml import etree, html
 
     raw = package.read(member)
@@ -150,9 +166,14 @@ def _chapter(path: str, package: Any, member: str) -> tuple[str, str]:
     body = next((n for n in root.iter() if _local(n.tag) == "body"), root)
     lines: list[str] = []
     current: list[str] = []
-    _text(body, lines, current)
+    marks: list[tuple[int, int]] = []
+    _text(body, lines, current, marks)
     _flush(lines, current)
-    return _heading(root), "\n".join(lines)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    headings = tuple(Heading(starts[i], level, lines[i]) for i, level in marks)
+    return _heading(root), "\n".join(lines), headings
 
 
 def load_epub(path: str, data: bytes, limit: int | None = None) -> tuple[list[Document], list[str]]:
@@ -194,7 +215,7 @@ def load_epub(path: str, data: bytes, limit: int | None = None) -> tuple[list[Do
         if member in encrypted:
             raise LoaderError(path, f"DRM-protected EPUB: {member} is encrypted")
         try:
-            heading, text = _chapter(path, package, member)
+            heading, text, headings = _chapter(path, package, member)
         except LoaderError as exc:
             warnings.append(f"{exc.reason}; skipped")
             continue
@@ -212,6 +233,7 @@ def load_epub(path: str, data: bytes, limit: int | None = None) -> tuple[list[Do
                 text=text,
                 title=title,
                 metadata={"chapter": number, "href": member},
+                headings=headings,  # each chunk stores the section it starts in
             )
         )
     if not docs:

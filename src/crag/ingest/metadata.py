@@ -42,8 +42,10 @@ __all__ = [
 # What a loader makes of a file changed in a way re-ingest must see: a source of these types
 # stored under an earlier digest is read again once, though its bytes did not change. Markdown
 # and HTML chunks gained their section's heading path (crag.headings), HTML became Markdown;
-# PDF pages lost their running heads and page numbers and gained the outline's sections.
+# PDF pages lost their running heads and page numbers and gained the outline's sections;
+# EPUB chapters' chunks gained their inner sections.
 LAYOUTS = {
+    "epub": "headings-1",
     "md": "headings-1",
     "markdown": "headings-1",
     "html": "headings-1",

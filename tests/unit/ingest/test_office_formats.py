@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from tests.support.office_files import (
     OPF,
+    XHTML,
     encrypted_office,
     epub_bytes,
     legacy_office,
@@ -137,6 +138,29 @@ def test_epub_one_unit_per_chapter(tmp_path: Path) -> None:
     assert "color" not in docs[0].text  # style and head are not text
     assert "Keeper: Ole Berg; Years: 1901-1934" in docs[1].text.splitlines()
     assert any("'gone' is missing" in w for w in result.warnings)
+
+
+def test_epub_chunks_carry_the_chapters_inner_sections(tmp_path: Path) -> None:
+    chapter = XHTML.format(
+        title="Three",
+        body="<h1>Lamps</h1><p>Lamps burned oil.</p>"
+        "<section><h2>Fuel <em>and</em> wicks</h2><p>Paraffin replaced whale oil in 1860.</p>"
+        "<h3>Wicks</h3><p>A wick was trimmed every four hours.</p></section>"
+        "<h2>Lenses</h2><p>Fresnel lenses came in 1823.</p>",
+    )
+    path = tmp_path / "lamps.epub"
+    path.write_bytes(epub_bytes({"OEBPS/text/ch2.xhtml": chapter}))
+    doc = load_file(path).documents[1]
+    assert doc.doc_id == "chapter 2: Lamps"
+    assert [(h.level, h.text) for h in doc.headings] == [
+        (1, "Lamps"), (2, "Fuel and wicks"), (3, "Wicks"), (2, "Lenses")
+    ]  # fmt: skip
+    assert all(doc.text[h.offset :].startswith(h.text) for h in doc.headings)
+    chunks = Chunker(chunk_size=40, chunk_overlap=0).split(doc)
+    heading = {c.text.splitlines()[0]: c.metadata.get("heading") for c in chunks}
+    assert heading["A wick was trimmed every four hours."] == "Lamps › Fuel and wicks › Wicks"
+    # a chunk that opens with its section's heading names it itself: the path is the ones above
+    assert heading["Lenses"] == "Lamps"
 
 
 def test_epub_font_obfuscation_is_not_drm(tmp_path: Path) -> None:
