@@ -86,9 +86,10 @@ def quote(short: str, question: str, text: str, min_share: float = 0.5) -> str |
 def _window(sentence: str, short: str) -> str:
     """A "sentence" longer than MAX_QUOTE cut to the part around the short answer, opening
     where a clause does if one opens before the answer ("| The magic-deleteall attribute …"),
-    each cut marked "…". Why: text without full stops — a PDF's table or hex dump, a man
-    page's option list — is one "sentence" of many lines, and the quote ran on for 400
-    characters of it before the sentence that states the answer."""
+    each cut marked "[…]" as in a quotation (a bare "…" would take the citation before it,
+    and lose the space after the answer's own citation). Why: text without full stops — a
+    PDF's table or hex dump, a man page's option list — is one "sentence" of many lines, and
+    the quote ran on for 400 characters of it before the sentence that states the answer."""
     if len(sentence) <= MAX_QUOTE:
         return sentence
     span = span_of(short, sentence) or (0, 0)
@@ -103,6 +104,6 @@ def _window(sentence: str, short: str) -> str:
         lo = space + 1
     if hi < len(sentence) and (space := sentence.rfind(" ", span[1], hi)) >= 0:
         hi = space
-    head = "…" if lo else ""
-    tail = "…" if hi < len(sentence) else ""
+    head = "[…] " if lo else ""
+    tail = " […]" if hi < len(sentence) else ""
     return f"{head}{sentence[lo:hi].strip()}{tail}"

@@ -173,8 +173,9 @@ def test_a_long_run_without_full_stops_is_quoted_around_the_answer() -> None:
         "each on its own line, in the order of their priority, highest first, as above"
     )
     said = quote("__NOMAGIC__", "What value is written for magic-deleteall?", body)
-    assert said is not None and len(said) <= MAX_QUOTE + 2
-    assert said.startswith("…The magic-deleteall attribute is written out") and said.endswith("…")
+    assert said is not None and len(said) <= MAX_QUOTE + 12
+    assert said.startswith("[…] The magic-deleteall attribute is written out")
+    assert said.endswith(" […]")
     # a sentence within the limit is quoted whole
     short = "The magic-deleteall attribute is written out using __NOMAGIC__ as the value."
     assert quote("__NOMAGIC__", "Which value?", short) == short
@@ -184,6 +185,6 @@ def test_a_long_list_is_quoted_around_the_answer_cut_at_words() -> None:
     fields = " ".join(f"{i} CARD32 FIELD_{i}_OFFSET" for i in range(40))
     said = quote("FIELD_20_OFFSET", "Which field follows the nineteenth?", f"Header: {fields}")
     assert said is not None and "FIELD_20_OFFSET" in said
-    assert said.startswith("…") and said.endswith("…") and len(said) <= MAX_QUOTE + 2
-    inner = said.strip("…")
+    assert said.startswith("[…] ") and said.endswith(" […]") and len(said) <= MAX_QUOTE + 12
+    inner = said.removeprefix("[…] ").removesuffix(" […]")
     assert f" {inner} " in f" Header: {fields} "  # cut between words, not inside one
