@@ -14,7 +14,9 @@ words and the answer's own words left out; forms normalised by case, accents and
 and Turkish stemmers, as in `crag.refine.rewrite_check`) found near an occurrence of the answer
 in the passage, each weighted by how near: 1 next to it, 1/2 five words away, nothing beyond
 `window` words. The best occurrence counts. 0.0 when the passage does not hold the answer or the
-question has no content word left. It is a score, not a verdict: the generator uses it to pick
+question has no content word. An answer that holds all of the question's content words (a
+definition: "What does max_attempts represent?") has nothing left to tie: 1.0 where the passage
+holds it word for word, else 0.0. It is a score, not a verdict: the generator uses it to pick
 among candidate answers and, below a floor, to decline one (`crag.generate.reader`).
 """
 
@@ -28,21 +30,26 @@ WINDOW = 15  # words either side of the answer that can still tie it to the ques
 HALF_AT = 5  # a question word this many words away counts half
 
 
+def _runs(answer: str, words: list[frozenset[str]]) -> list[tuple[int, int]]:
+    """Where the answer's words stand in the passage as one run, in order."""
+    target = [forms(w) for w in tokens(answer)]
+    n = len(target)
+    if not n:
+        return []
+    return [
+        (i, i + n - 1)
+        for i in range(len(words) - n + 1)
+        if all(words[i + k] & target[k] for k in range(n))
+    ]
+
+
 def answer_spans(answer: str, words: list[frozenset[str]]) -> list[tuple[int, int]]:
     """Where the answer's words stand in the passage: (first, last) word positions.
 
     An exact run of the answer's words is preferred; failing that ("Hasar, Hachiun, Temüge"
     against "Hasar, Hachiun, and Temüge") each position of one of its content words is a span.
     """
-    target = [forms(w) for w in tokens(answer)]
-    if not target:
-        return []
-    n = len(target)
-    runs = [
-        (i, i + n - 1)
-        for i in range(len(words) - n + 1)
-        if all(words[i + k] & target[k] for k in range(n))
-    ]
+    runs = _runs(answer, words)
     if runs:
         return runs
     content = [forms(w) for w in content_words(answer)]
@@ -52,9 +59,15 @@ def answer_spans(answer: str, words: list[frozenset[str]]) -> list[tuple[int, in
 def alignment(question: str, answer: str, passage: str, window: int = WINDOW) -> float:
     """Share of the question's content words standing near the answer in `passage` (0–1)."""
     answer_forms = {f for w in tokens(answer) for f in forms(w)}
-    wanted = [forms(w) for w in content_words(question)]
-    wanted = [f for f in wanted if not f & answer_forms]
+    asked = [forms(w) for w in content_words(question)]
+    wanted = [f for f in asked if not f & answer_forms]
     words = [forms(w) for w in tokens(passage)]
+    if asked and not wanted:
+        # the answer holds every content word of the question ("What does max_attempts
+        # represent?" — "max_attempts: An integer representing the maximum number of
+        # attempts"): nothing is left to stand near it; a passage that holds the answer
+        # word for word states it, one that does not ties it nowhere
+        return 1.0 if _runs(answer, words) else 0.0
     spans = answer_spans(answer, words)
     if not wanted or not spans:
         return 0.0

@@ -46,6 +46,24 @@ def test_an_answer_the_passage_does_not_hold_is_not_tied() -> None:
     assert alignment("Who did the Broncos beat?", "Steelers, Patriots", BRONCOS) > 0
 
 
+def test_an_answer_holding_every_word_of_the_question_is_tied_where_it_stands() -> None:
+    # a definition question: the answer takes every content word of the question, so none is
+    # left to stand near it; the passage that holds it word for word states it
+    passage = (
+        "Retry Configuration. ``max_attempts`` An integer representing the maximum number "
+        "attempts that will be made for a single request, including the initial attempt."
+    )
+    question = "What does max_attempts represent?"
+    verbatim = "max_attempts An integer representing the maximum number attempts"
+    assert alignment(question, verbatim, passage) == 1.0
+    paraphrase = "max_attempts represents the most attempts made for one request"
+    assert alignment(question, paraphrase, passage) == 0.0
+    assert alignment(question, verbatim, BRONCOS) == 0.0
+    sources = number_sources(strips(BRONCOS, passage))
+    found = candidate(f"{verbatim} [1].", question, sources, "alone [2]", read=2)
+    assert found is not None and found.source == 2 and found.alignment == 1.0
+
+
 def test_a_candidate_is_cited_to_the_source_that_ties_it() -> None:
     sources = number_sources(strips("Paris is a city in France.", SUPER_BOWL))
     q = "When did California last host the Super Bowl?"
