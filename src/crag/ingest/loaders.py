@@ -21,6 +21,7 @@ from crag.ingest.documents import load_html, load_markdown, load_text
 from crag.ingest.epub import load_epub
 from crag.ingest.office import load_docx, load_pptx
 from crag.ingest.pdf import load_pdf
+from crag.ingest.rst import load_rst
 from crag.ingest.sheets import load_csv, load_tsv, load_xlsx
 from crag.ingest.structured import load_jsonl, load_squad_json
 from crag.types import Document
@@ -48,7 +49,7 @@ LOADERS: dict[str, TextLoader] = {
     ".markdown": load_markdown,
     ".txt": load_text,
     ".text": load_text,
-    ".rst": load_text,
+    ".rst": load_rst,
     ".csv": load_csv,
     ".tsv": load_tsv,
 }

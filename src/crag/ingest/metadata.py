@@ -43,9 +43,10 @@ __all__ = [
 # stored under an earlier digest is read again once, though its bytes did not change. Markdown
 # and HTML chunks gained their section's heading path (crag.headings), HTML became Markdown;
 # PDF pages lost their running heads and page numbers and gained the outline's sections;
-# EPUB chapters' chunks gained their inner sections.
+# EPUB chapters' and reStructuredText files' chunks gained their sections.
 LAYOUTS = {
     "epub": "headings-1",
+    "rst": "headings-1",
     "md": "headings-1",
     "markdown": "headings-1",
     "html": "headings-1",

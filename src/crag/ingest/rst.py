@@ -1,0 +1,83 @@
+"""reStructuredText loader: the text as it is, with its section titles as headings.
+
+Why: a `.rst` manual (Sphinx projects, Python packages, the AWS CLI's topics) names each
+section by a title underlined with punctuation, and the section's text often does not repeat
+it: under "max_queue_size / --------------" the AWS CLI's S3 guide says only "**Default** -
+``1000``". Read as plain text, a chunk that starts below the title loses the name of what it
+describes. The titles found here become the Document's `headings`, so each chunk stores the
+heading path it starts in, as for Markdown (`crag.headings`) and a PDF's outline.
+
+What counts as a section title (docutils' rules, leniently): a line of text, not indented,
+after a blank line (or at the start), underlined — and optionally overlined — by one
+punctuation character repeated at least three times; an overline must match its underline.
+Levels are not fixed by the character: as in docutils, each style (character, with or without
+overline) takes the next level the first time it appears. A line of punctuation between blank
+lines is a transition, not a title; a simple table's `==== ====` border has spaces and is not
+one either. A lone title of the top level is the document's title, as docutils makes it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from crag.errors import LoaderError
+from crag.headings import heading_text
+from crag.types import Document, Heading
+
+__all__ = ["load_rst", "rst_headings"]
+
+_ADORNMENT = re.compile(r"""^([!-/:-@\[-`{-~])\1{2,}[ \t]*$""")  # one punctuation char, ≥ 3
+
+
+def _adornment(line: str) -> str:
+    """The character a line of adornment repeats; "" when the line is not one."""
+    m = _ADORNMENT.match(line)
+    return m.group(1) if m else ""
+
+
+def rst_headings(text: str) -> list[Heading]:
+    """The section titles of reStructuredText `text`, in order, each at the offset of its
+    first line (the overline, where there is one)."""
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    bare = [line.rstrip("\r\n") for line in lines]
+    levels: dict[tuple[str, bool], int] = {}
+    out: list[Heading] = []
+    i = 0
+    while i + 1 < len(bare):
+        title, under = bare[i], _adornment(bare[i + 1])
+        over = _adornment(bare[i - 1]) if i else ""
+        blank_before = i == 0 or not bare[i - 1].strip() or (over and over == under)
+        first = i - 1 if over and over == under else i
+        if (
+            under
+            and title.strip()
+            and not title[0].isspace()
+            and not _adornment(title)
+            and blank_before
+            and (first == 0 or not bare[first - 1].strip() or first == i)
+        ):
+            style = (under, bool(over and over == under))
+            level = levels.setdefault(style, len(levels) + 1)
+            out.append(Heading(starts[first], level, heading_text(title.strip())))
+            i += 2
+            continue
+        i += 1
+    return out
+
+
+def load_rst(path: str, text: str) -> tuple[list[Document], list[str]]:
+    """One Document, its section titles as `headings`. Its title is the first section title
+    where no other title shares its level (docutils promotes such a lone top title to the
+    document's title), else the file name."""
+    if not text.strip():
+        raise LoaderError(path, "no text")
+    headings = rst_headings(text)
+    top = [h for h in headings if headings and h.level == headings[0].level]
+    title = headings[0].text if len(top) == 1 else Path(path).stem
+    return [
+        Document(source=path, doc_id="text", text=text, title=title, headings=tuple(headings))
+    ], []

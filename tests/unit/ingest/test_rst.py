@@ -1,0 +1,85 @@
+"""reStructuredText section titles as headings (crag.ingest.rst)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from crag.ingest.chunking import Chunker
+from crag.ingest.loaders import load_file
+from crag.ingest.rst import rst_headings
+
+GUIDE = """\
+=================
+Harbour Guide
+=================
+
+The guide to the harbour.
+
+Ferries
+=======
+
+Ferries leave at dawn.
+
+max_queue_size
+--------------
+
+**Default** - ``1000``
+
+Tickets queue up to this many.
+
+----------
+
+Weather
+=======
+
+Example::
+
+    Not a title
+    -----------
+
+=====  =====
+Wind   Speed
+=====  =====
+north  12
+=====  =====
+
+Storms close the harbour.
+"""
+
+
+def test_titles_take_levels_in_the_order_their_styles_appear() -> None:
+    found = [(h.level, h.text) for h in rst_headings(GUIDE)]
+    # overlined "=" is a style of its own, then "=" underlined, then "-"; the transition
+    # line, the indented literal block and the simple table's borders are no titles
+    assert found == [(1, "Harbour Guide"), (2, "Ferries"), (3, "max_queue_size"), (2, "Weather")]
+    first = rst_headings(GUIDE)[0]
+    assert first.offset == 0  # at its overline
+    ferries = rst_headings(GUIDE)[1]
+    assert GUIDE[ferries.offset :].startswith("Ferries\n=======")
+
+
+def test_a_line_of_text_right_after_a_paragraph_is_no_title() -> None:
+    text = "A paragraph line\nanother line\n-------------\n\nTitle\n-----\n\nbody\n"
+    assert [h.text for h in rst_headings(text)] == ["Title"]
+    assert rst_headings("only text\n\nno titles at all\n") == []
+
+
+def test_rst_chunks_carry_the_section_they_start_in(tmp_path: Path) -> None:
+    path = tmp_path / "guide.rst"
+    path.write_text(GUIDE, encoding="utf-8")
+    doc = load_file(path).documents[0]
+    assert doc.title == "Harbour Guide"  # a lone top-level title is the document's
+    chunks = Chunker(chunk_size=60, chunk_overlap=0).split(doc)
+    heading = {c.text.splitlines()[0]: c.metadata.get("heading") for c in chunks}
+    assert heading["**Default** - ``1000``"] == "Ferries › max_queue_size"
+    assert heading["Ferries leave at dawn."] == "Ferries"
+    assert heading["Not a title"] == "Weather"
+    assert heading["The guide to the harbour."] is None  # the title names no section
+
+
+def test_a_file_of_several_top_titles_is_named_by_its_file(tmp_path: Path) -> None:
+    path = tmp_path / "config-vars.rst"
+    path.write_text("Format\n======\n\nText one.\n\nOptions\n=======\n\nText two.\n")
+    doc = load_file(path).documents[0]
+    assert doc.title == "config-vars"
+    assert [h.text for h in doc.headings] == ["Format", "Options"]
