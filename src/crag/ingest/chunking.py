@@ -96,7 +96,8 @@ class Chunker:
         )
         chunks: list[Chunk] = []
         seen: set[str] = set()
-        for start, text in self._indices(splitter, doc.text):
+        cuts = sorted({h.offset for h in doc.headings if 0 < h.offset < len(doc.text)})
+        for start, text in self._sections(splitter, doc.text, cuts):
             cid = chunk_id(doc.source, doc.doc_id, text)
             if cid in seen:  # the same text twice in one unit adds nothing to retrieval
                 continue
@@ -120,6 +121,28 @@ class Chunker:
                 )
             )
         return chunks
+
+    def _sections(
+        self, splitter: TextSplitter | MarkdownSplitter, text: str, cuts: list[int]
+    ) -> Iterator[tuple[int, str]]:
+        """Chunks that never run on past a heading the loader placed (`Document.headings`:
+        a PDF's outline, reStructuredText titles, EPUB headings): the text is cut at each,
+        and neighbouring sections are split together while they fit in one chunk. Why: the
+        plain splitter knows no headings, and a chunk ended with the next section's title
+        ("Ferries leave at dawn. max_queue_size -----"), which then named the wrong section."""
+        if not cuts:
+            yield from self._indices(splitter, text)
+            return
+        bounds = [0, *cuts, len(text)]
+        begin = 0
+        for i in range(1, len(bounds)):
+            end = bounds[i]
+            after = bounds[i + 1] if i + 1 < len(bounds) else None
+            if after is not None and after - begin <= self.chunk_size:
+                continue  # the next section fits with this group: keep them together
+            for start, chunk in self._indices(splitter, text[begin:end]):
+                yield begin + start, chunk
+            begin = end
 
     def _indices(
         self, splitter: TextSplitter | MarkdownSplitter, text: str

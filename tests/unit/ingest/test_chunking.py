@@ -7,7 +7,7 @@ import hashlib
 import pytest
 
 from crag.ingest.chunking import Chunker, chunk_id
-from crag.types import Chunk, Document
+from crag.types import Chunk, Document, Heading
 
 _ENGLISH = " ".join(
     f"Sentence number {i} talks about the {word} and what it means for the reader."
@@ -238,3 +238,32 @@ def test_long_unpunctuated_text_is_chunked_with_exact_offsets(kind: str) -> None
     assert all(len(c.text) <= 200 for c in chunks)
     assert all(text[c.start : c.end] == c.text for c in chunks)
     assert chunks[-1].end >= len(text.rstrip()) - 200
+
+
+def test_chunks_stop_at_the_headings_a_loader_placed() -> None:
+    parts = [
+        "Boats\n" + "Boats of the harbour are small and slow. " * 3,  # 128 characters
+        "Fees\nA ticket costs four euros.",
+        "Tides\nThe tide turns twice a day.",
+        "Storms\n" + "Storms close the harbour for days at a time. " * 6,
+    ]
+    text = "\n".join(parts)
+    offsets = [text.index(p) for p in parts]
+    doc = Document(
+        source="s",
+        doc_id="d",
+        text=text,
+        headings=tuple(
+            Heading(o, 1, p.split("\n")[0]) for o, p in zip(offsets, parts, strict=True)
+        ),
+    )
+    chunks = Chunker(chunk_size=150, chunk_overlap=0).split(doc)
+    assert all(text[c.start : c.end] == c.text for c in chunks)
+    # no chunk runs on into the next section (128 + 33 characters would fit 150 with the
+    # plain splitter's cut inside "Fees") ...
+    assert not any("Boats" in c.text and "Fees" in c.text for c in chunks)
+    assert not any("Tides" in c.text and "Storms" in c.text for c in chunks)
+    # ... but neighbours small enough to share one chunk do: "Fees" and "Tides" together
+    assert any(c.text.startswith("Fees") and "Tides" in c.text for c in chunks)
+    rest = [c.metadata.get("heading") for c in chunks[1:] if c.start > text.index("Storms")]
+    assert rest and set(rest) == {"Storms"}  # the section's later chunks name it

@@ -70,11 +70,16 @@ def test_rst_chunks_carry_the_section_they_start_in(tmp_path: Path) -> None:
     doc = load_file(path).documents[0]
     assert doc.title == "Harbour Guide"  # a lone top-level title is the document's
     chunks = Chunker(chunk_size=60, chunk_overlap=0).split(doc)
+    assert all(doc.text[c.start : c.end] == c.text for c in chunks)
     heading = {c.text.splitlines()[0]: c.metadata.get("heading") for c in chunks}
-    assert heading["**Default** - ``1000``"] == "Ferries › max_queue_size"
-    assert heading["Ferries leave at dawn."] == "Ferries"
-    assert heading["Not a title"] == "Weather"
-    assert heading["The guide to the harbour."] is None  # the title names no section
+    # no chunk runs on into the next section: each opens with its own title, which it names
+    # itself, so its path is the sections above
+    assert heading["max_queue_size"] == "Ferries"
+    assert heading["Tickets queue up to this many."] == "Ferries › max_queue_size"
+    assert heading["Ferries"] is None  # below the document's title only
+    by_text = {c.text: c.metadata.get("heading") for c in chunks}
+    assert "Ferries\n=======\n\nFerries leave at dawn." in by_text  # not "… max_queue_size ---"
+    assert by_text["=====  =====\n\nStorms close the harbour."] == "Weather"
 
 
 def test_a_file_of_several_top_titles_is_named_by_its_file(tmp_path: Path) -> None:
