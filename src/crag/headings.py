@@ -97,7 +97,12 @@ class Headings:
         if marks is None:
             self._found = _scan(text)
         else:
-            self._found = [_Heading(m.offset, m.level, heading_text(m.text)) for m in marks]
+            # plain text already (a PDF outline entry, an XHTML heading): no Markdown to
+            # reduce; "__init__" stays itself
+            self._found = [
+                _Heading(m.offset, m.level, shorten(" ".join(m.text.split()), MAX_HEADING))
+                for m in marks
+            ]
         self._starts = [h.start for h in self._found]
         self._title = heading_text(title)  # the heading that is the title names no section
         self._stacks: list[tuple[_Heading, ...]] = []  # open after each heading, in order

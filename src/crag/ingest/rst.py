@@ -22,12 +22,23 @@ import re
 from pathlib import Path
 
 from crag.errors import LoaderError
-from crag.headings import heading_text
 from crag.types import Document, Heading
 
 __all__ = ["load_rst", "rst_headings"]
 
+_INLINE = re.compile(r"(``|`|\*\*|\*)(\S(?:.*?\S)?)\1")
+# `a phrase`_ or `a phrase <https://…>`_: a hyperlink reference, read as its phrase
+_REFERENCE = re.compile(r"`([^`<]+?)\s*(?:<[^>]*>)?`__?")
 _ADORNMENT = re.compile(r"""^([!-/:-@\[-`{-~])\1{2,}[ \t]*$""")  # one punctuation char, ≥ 3
+
+
+def _plain(title: str) -> str:
+    """A title as it reads rendered: ``literal``, `interpreted`, **strong** and *emphasis*
+    and a `phrase reference`_ reduced to their text; underscores inside words
+    (`max_queue_size`, `__init__`) kept, as reStructuredText keeps them."""
+    text = _REFERENCE.sub(r"\1", title)
+    text = _INLINE.sub(r"\2", text)
+    return " ".join(text.split())
 
 
 def _adornment(line: str) -> str:
@@ -62,7 +73,7 @@ def rst_headings(text: str) -> list[Heading]:
         ):
             style = (under, bool(over and over == under))
             level = levels.setdefault(style, len(levels) + 1)
-            out.append(Heading(starts[first], level, heading_text(title.strip())))
+            out.append(Heading(starts[first], level, _plain(title)))
             i += 2
             continue
         i += 1

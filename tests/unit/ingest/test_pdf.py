@@ -192,6 +192,13 @@ def test_an_entry_missing_from_its_page_opens_with_the_page(tmp_path: Path) -> N
     assert [c.metadata.get("heading") for c in chunks] == ["Preface", "Appendix Z"]
 
 
+def test_an_outline_title_is_plain_text(tmp_path: Path) -> None:
+    pages = [["__NOGLOBS__ and *.diff", "The pattern __NOGLOBS__ discards older globs."]]
+    docs = _load(tmp_path, pdf_pages(pages, [(1, "__NOGLOBS__ and *.diff", 0)])).documents
+    chunks = Chunker(chunk_size=20, chunk_overlap=0).split_all(docs)
+    assert {c.metadata.get("heading") for c in chunks[1:]} == {"__NOGLOBS__ and *.diff"}
+
+
 def test_a_pdf_without_outline_has_no_sections(tmp_path: Path) -> None:
     docs = _load(tmp_path, pdf_pages([[BODY]])).documents
     assert docs[0].headings == ()

@@ -88,3 +88,11 @@ def test_a_file_of_several_top_titles_is_named_by_its_file(tmp_path: Path) -> No
     doc = load_file(path).documents[0]
     assert doc.title == "config-vars"
     assert [h.text for h in doc.headings] == ["Format", "Options"]
+
+
+def test_inline_markup_in_a_title_reads_as_rendered() -> None:
+    text = (
+        "The ``__init__`` method\n=======================\n\nbody\n\n"
+        "**Strong** and `the guide <https://example.org>`_\n------------------\n\nmore\n"
+    )
+    assert [h.text for h in rst_headings(text)] == ["The __init__ method", "Strong and the guide"]
