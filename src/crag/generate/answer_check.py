@@ -130,6 +130,7 @@ def check_answer(
     `quote`: the explanation is the evidence source's own sentence, not the model's."""
     text, _, notes = check_citations(reply, sources)
     out = Checked(notes=notes)
+    by_n = {s.n: s for s in sources}
     bodies = {s.n: s.findable for s in sources}  # a heading in the label may hold the answer
     sentences = answer_sentences(text)
     if not sentences:
@@ -163,7 +164,7 @@ def check_answer(
     checks: list[SupportCheck] = []
     said = content_forms(f"{question} {first}")
     if quote and out.evidence is not None:
-        body = next(s.text for s in sources if s.n == out.evidence)  # quoted: the text's own
+        body = by_n[out.evidence].text  # quoted: the text's own
         kept += _quoted(out.short, question, body, out.evidence, said, rest, notes)
         rest = []
     repeats = [r for r in rest if _repeats(r, said)]
@@ -205,7 +206,7 @@ def check_answer(
                 return out
             kept.remove(sentence)
     if out.evidence is not None and (evidence_floor is not None or verify is not None):
-        source = next(s for s in sources if s.n == out.evidence)
+        source = by_n[out.evidence]
         evidence = _holding(strips, source, out.short)
         if verify is not None:
             text = " … ".join(s.text for s in evidence) or source.text
