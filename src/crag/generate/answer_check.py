@@ -146,9 +146,15 @@ def check_answer(
         first = cite(first, where[0])
     elif min_support > 0:
         check = supported_sentences(first, question, bodies, language)[0]
-        backing = check.best if check.best_support > check.support else None
-        n = backing or (check.cited[0] if check.cited else None)
-        best = max(check.support, check.best_support)
+        if check.cited:
+            backing = check.best if check.best_support > check.support else None
+            n = backing or check.cited[0]
+            best = max(check.support, check.best_support)
+        else:  # cited nothing: the one source whose words back it best is its citation
+            # (the model's [n] is a hint, not the attribution); a sentence no single source
+            # backs is refused below. Before, an uncited paraphrase was refused whatever its
+            # support ("found in no source (support 1.00)")
+            n, best = check.best, check.best_support
         if n is None or best < min_support:
             out.reason = "the generated answer was not supported by the retrieved sources"
             notes.append(f"short answer {out.short!r} found in no source (support {best:.2f})")

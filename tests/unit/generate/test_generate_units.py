@@ -189,6 +189,31 @@ def test_a_short_answer_is_cited_to_the_source_that_holds_it() -> None:
     assert out.text.startswith("Buzz Aldrin [2].")
 
 
+RETRIES = (
+    "Storms close the harbour for days at a time.",
+    "``max_attempts`` An integer representing the maximum number attempts that will be made "
+    "for a single request, including the initial attempt.",
+)
+
+
+def test_an_uncited_answer_is_cited_to_the_one_source_that_backs_it() -> None:
+    # a definition the model paraphrased and did not cite: the words are all in source [2]
+    reply = (
+        "max_attempts represents the maximum number attempts that will be made for a single "
+        "request, including the initial attempt."
+    )
+    out = Written(ScriptedLLM(reply)).generate(
+        "What does max_attempts represent?", strips(*RETRIES)
+    )
+    assert not out.refused
+    assert out.text.endswith("including the initial attempt [2].")
+    assert [c.n for c in out.citations] == [2]
+    # words spread over two sources, each backing less than half: no source backs it
+    spread = "Storms close harbours, and requests make attempts including initial ones."
+    out = Written(ScriptedLLM(spread)).generate("What happens?", strips(*RETRIES))
+    assert out.refused
+
+
 def test_not_found_gets_a_second_look_only_when_the_evaluator_is_confident() -> None:
     question = "Who was the second person to walk on the moon?"
     unsure = RepliesLLM(["NOT_FOUND", "Buzz Aldrin [1]"])
