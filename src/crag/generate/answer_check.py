@@ -146,6 +146,7 @@ def check_answer(
         first = cite(first, where[0])
     elif min_support > 0:
         check = supported_sentences(first, question, bodies, language)[0]
+        n: int | None
         if check.cited:
             backing = check.best if check.best_support > check.support else None
             n = backing or check.cited[0]
