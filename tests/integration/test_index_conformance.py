@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from tests.conftest import write
+from tests.support.pdfs import pdf_pages
 
 from crag.config import Settings, load_settings
 from crag.errors import EmbeddingMismatchError
@@ -153,6 +154,26 @@ def test_a_sections_heading_is_searched_with_its_chunks(tmp_path: Path, open_ind
                for h in renamed)  # fmt: skip
     assert not [h for h in HybridRetriever(index).search("Zanzibar", 5, mode="bm25")
                 if h.chunk.id in kept]  # fmt: skip
+
+
+def test_a_pdf_outline_section_is_searched_with_its_pages(
+    tmp_path: Path, open_index: Opener
+) -> None:
+    """A PDF's outline entry names the chunks of the pages its section runs over
+    (crag.ingest.pdf): found by keyword on both backends though their text never says it."""
+    index = open_index()
+    pages = [
+        ["Zanzibar crossings", "Boats leave the harbour at dawn."],
+        ["They return before the evening tide, weather allowing."],
+    ]
+    path = tmp_path / "guide.pdf"
+    path.write_bytes(pdf_pages(pages, [(1, "Zanzibar crossings", 0)]))
+    Ingestor(index).ingest([path])
+    consistent(index)
+    hits = HybridRetriever(index).search("Zanzibar", 5, mode="bm25")
+    second = [h.chunk for h in hits if h.chunk.doc_id == "page 2"]
+    assert second and second[0].metadata["heading"] == "Zanzibar crossings"
+    assert "Zanzibar" not in second[0].text
 
 
 def test_remove(tmp_path: Path, open_index: Opener) -> None:
