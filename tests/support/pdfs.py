@@ -11,12 +11,19 @@ def _escape(line: str) -> str:
     return line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
 
+def _shown(line: str | tuple[str, float]) -> str:
+    """One line of a page: its text at 11 pt, or at the size given with it."""
+    text, size = (line, 11.0) if isinstance(line, str) else line
+    return f"/F1 {size:g} Tf ({_escape(text)}) Tj"
+
+
 def pdf_pages(
-    pages: Sequence[Sequence[str]],
+    pages: Sequence[Sequence[str | tuple[str, float]]],
     outline: Sequence[tuple[int, str, int]] = (),
     title: str | None = None,
 ) -> bytes:
-    """A PDF whose page i shows the lines `pages[i]` top to bottom; `outline` holds
+    """A PDF whose page i shows the lines `pages[i]` top to bottom (a line is its text at
+    11 pt, or a (text, size) pair); `outline` holds
     (level, title, page index) entries in order, level 1 at the top (a level-2 entry nests
     under the last level-1 one)."""
     from pypdf import PdfReader, PdfWriter
@@ -28,8 +35,8 @@ def pdf_pages(
         f"<< /Type /Pages /Kids [{kids}] /Count {len(pages)} >>".encode(),
     ]
     for i, lines in enumerate(pages):
-        shown = " T* ".join(f"({_escape(line)}) Tj" for line in lines)
-        stream = f"BT /F1 11 Tf 14 TL 72 740 Td {shown} ET".encode("latin-1")
+        shown = " T* ".join(_shown(line) for line in lines)
+        stream = f"BT 14 TL 72 740 Td {shown} ET".encode("latin-1")
         objects.append(
             f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 2 * i} 0 R "
             f"/Resources << /Font << /F1 {font} 0 R >> >> >>".encode()

@@ -16,7 +16,9 @@ Why each part:
   by a typesetter carry an outline, each entry pointing at its page. Each entry is found in
   its page's text (its words in order, at a line start if possible) so a chunk knows the
   section it starts in; the sections open at a page's start are carried over from the pages
-  before. An outline that cannot be read costs its sections (a warning), never the text.
+  before. An outline that cannot be read costs its sections (a warning), never the text. A
+  PDF without one gets its sections from the type size of its headings
+  (`crag.ingest.pdf_fonts`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 
 from crag.errors import LoaderError
 from crag.headings import MAX_HEADING
+from crag.ingest.pdf_fonts import Runs, headings_by_size
 from crag.titles import shorten
 from crag.types import Document, Heading
 
@@ -202,11 +205,19 @@ def load_pdf(path: str, data: bytes) -> tuple[list[Document], list[str]]:
                 raise
             except Exception as exc:
                 raise LoaderError(path, f"encrypted PDF cannot be opened: {exc}") from exc
+        has_title = bool(reader.metadata and reader.metadata.title)
         meta_title = (reader.metadata.title if reader.metadata else None) or Path(path).stem
+        try:
+            entries = _outline(reader)
+        except Exception as exc:  # a damaged outline costs the sections, not the pages
+            warnings.append(f"{path}: outline unreadable ({type(exc).__name__}); no sections")
+            entries = []
+        runs = Runs()  # without an outline, the headings are told by their size
         texts: dict[int, str] = {}
         for index, page in enumerate(reader.pages):
             try:
-                texts[index] = page.extract_text() or ""
+                visitor = None if entries else runs.visitor(index)
+                texts[index] = page.extract_text(visitor_text=visitor) or ""
             except Exception as exc:
                 warnings.append(f"{path}: page {index + 1} unreadable ({exc}); skipped")
     except LoaderError:
@@ -217,11 +228,10 @@ def load_pdf(path: str, data: bytes) -> tuple[list[Document], list[str]]:
     pages = furniture([texts[i] for i in order])
     width = measure(pages)
     texts = {i: unwrap(page, width) for i, page in zip(order, pages, strict=True)}
-    try:
-        entries = _outline(reader)
-    except Exception as exc:  # a damaged outline costs the sections, not the pages
-        warnings.append(f"{path}: outline unreadable ({type(exc).__name__}); no sections")
-        entries = []
+    if not entries:
+        entries = headings_by_size([r for r in runs.runs if r[0] in texts])
+        if not has_title and (top := [t for p, lv, t in entries if p == order[0] and lv == 1]):
+            meta_title = top[0]  # the largest heading of the first page names the document
     headings = _placed(entries, texts) if entries else {}
     docs = [
         Document(

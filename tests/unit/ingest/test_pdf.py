@@ -199,6 +199,46 @@ def test_an_outline_title_is_plain_text(tmp_path: Path) -> None:
     assert {c.metadata.get("heading") for c in chunks[1:]} == {"__NOGLOBS__ and *.diff"}
 
 
+def _sized() -> list[list[str | tuple[str, float]]]:
+    return [
+        [("Harbour Manual", 24), ("1 Boats", 16), "Boats of the harbour are small.",
+         ("1.1 Ferries", 13.5), "Ferries carry cars and leave at dawn."],
+        ["Tickets cost four euros on every crossing of the bay.",
+         "Timetables hang at the pier next to the harbour office."],
+        [("2 Weather", 16), "Storms close the harbour in winter.",
+         "Fog delays the ferries in the autumn months."],
+    ]  # fmt: skip
+
+
+def test_a_pdf_without_outline_takes_its_sections_from_type_size(tmp_path: Path) -> None:
+    docs = _load(tmp_path, pdf_pages(_sized())).documents
+    assert docs[0].title == "Harbour Manual"  # the first page's largest heading
+    assert [(h.level, h.text) for h in docs[0].headings] == [
+        (1, "Harbour Manual"), (2, "1 Boats"), (3, "1.1 Ferries")
+    ]  # fmt: skip
+    chunks = Chunker(chunk_size=60, chunk_overlap=0).split_all(docs)
+    heading = {c.text.splitlines()[0]: c.metadata.get("heading") for c in chunks}
+    assert (
+        heading["Tickets cost four euros on every crossing of the bay."] == "1 Boats › 1.1 Ferries"
+    )
+    assert heading["Fog delays the ferries in the autumn months."] == "2 Weather"
+    assert heading["2 Weather"] is None  # opens with its own heading, under the title only
+    # a title set in its metadata stays the title
+    titled = _load(tmp_path, pdf_pages(_sized(), title="Port Guide"), "titled.pdf").documents
+    assert titled[0].title == "Port Guide"
+
+
+def test_large_type_that_is_layout_is_no_heading(tmp_path: Path) -> None:
+    # a running head set large on every page, and a slide deck where most text is large
+    bodies = ["Ferries leave at dawn.", "Storms close the harbour.", "Fog delays the ferries."]
+    head = [[("Harbour Manual", 16), body] for body in bodies]
+    docs = _load(tmp_path, pdf_pages(head)).documents
+    assert all(d.headings == () for d in docs)
+    slides = [[("Ferries leave at dawn", 28), ("Tickets cost four euros", 20), "small print"]]
+    docs = _load(tmp_path, pdf_pages(slides), "slides.pdf").documents
+    assert docs[0].headings == ()
+
+
 def test_a_pdf_without_outline_has_no_sections(tmp_path: Path) -> None:
     docs = _load(tmp_path, pdf_pages([[BODY]])).documents
     assert docs[0].headings == ()
