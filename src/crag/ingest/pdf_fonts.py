@@ -5,12 +5,13 @@ their section titles are set larger than the text, as in the Shared MIME-info sp
 10 pt, "2.5. The magic files" at 14.3 pt, "2. Unified system" at 17.2 pt. pypdf reports each
 run of text with its font size and the text matrix that scales it; a run set at least
 HEADING_RATIO times the body size (the size most characters are set in) is a heading (runs
-next to each other at one size are one heading), and the larger its size the higher its level — the rule PDF parsers such as PyMuPDF4LLM's
-`to_markdown` apply. Left out: runs without two letters (a page number, a table of contents'
-dot leaders), runs longer than a heading, text repeated on three pages or more (a running head
-set large), and everything when large text is no longer rare (a slide deck, a poster: over a
-quarter of the characters). A table of contents' entries run into one another with their dot
-leaders and page numbers and are longer than a heading.
+next to each other at one size are one heading), and the larger its size the higher its
+level — the rule PDF parsers such as PyMuPDF4LLM's `to_markdown` apply. Left out: runs
+without two letters (a page number, dot leaders), runs longer than a heading, text repeated
+on three pages or more (a running head set large), and everything when large text is no
+longer rare (a slide deck, a poster: over a quarter of the characters). A table of contents'
+entries run into one another with their dot leaders and page numbers and are longer than a
+heading.
 """
 
 from __future__ import annotations
