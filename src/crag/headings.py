@@ -93,7 +93,8 @@ class Headings:
 
     def __init__(self, text: str, title: str = "", *, marks: Iterable[Heading] | None = None):
         """The headings of Markdown `text`; or, given `marks` (in order), those headings
-        instead, which a loader found by position (a PDF's outline: `crag.ingest.pdf`)."""
+        instead, which a loader found by position (a PDF's outline or type sizes,
+        reStructuredText titles, EPUB headings: `Document.headings`)."""
         if marks is None:
             self._found = _scan(text)
         else:

@@ -103,7 +103,7 @@ class Chunker:
                 continue
             seen.add(cid)
             metadata = dict(doc.metadata)
-            # the section a chunk stands in (crag.headings): Markdown, or a PDF's outline
+            # the section a chunk stands in (crag.headings): Markdown's, or a loader's marks
             if headings is not None and (path := headings.path(start)):
                 metadata["heading"] = path
             chunks.append(

@@ -9,8 +9,10 @@ Why each part:
   is furniture when it stands within the first or last two lines of a page, is short (a name
   and a number, ≤ 100 characters), and the same line, its digits aside, stands at that edge
   of at least three pages (or of two, its number changed: a running head with the page
-  number in it). What pdfplumber-based pipelines and
-  unstructured call header/footer removal, done here on pypdf's text.
+  number in it). What pdfplumber-based pipelines and unstructured call header/footer
+  removal, done here on pypdf's text.
+- Line wraps are undone (`unwrap`): a PDF breaks every line, and the splitter cuts at line
+  breaks before it cuts at sentence ends, so chunks ended mid sentence.
 - The outline (bookmarks) gives each page the sections it holds, as Markdown headings do
   (`crag.headings`): a PDF's text carries no heading markup, but most manuals and papers made
   by a typesetter carry an outline, each entry pointing at its page. Each entry is found in
