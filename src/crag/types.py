@@ -33,8 +33,9 @@ SearchMode = str  # "bm25" | "dense" | "hybrid"
 @dataclass(frozen=True, slots=True)
 class Heading:
     """A heading a loader knows by its place rather than by markup in the text (a PDF's
-    outline entry or large type, a reStructuredText title, an EPUB heading): where it stands in the Document's text (-1: a section opened on an earlier
-    page and still open), its level (1 = top), and its text."""
+    outline entry or large type, a reStructuredText title, an EPUB heading): where it
+    stands in the Document's text (-1: a section opened on an earlier page and still open),
+    its level (1 = top), and its text."""
 
     offset: int
     level: int
