@@ -12,6 +12,7 @@ import logging
 from pathlib import Path
 
 import pytest
+from tests.support.pdfs import pdf_pages
 
 from crag.errors import LoaderError, UnsupportedFileError
 from crag.ingest.loaders import load_bytes, load_file
@@ -78,28 +79,7 @@ def _squad(version: str) -> dict:
 
 def make_pdf(text: str = "Hello PDF world") -> bytes:
     """A minimal valid one-page PDF (Helvetica, one text line) with a correct xref table."""
-    stream = f"BT /F1 12 Tf 72 712 Td ({text}) Tj ET".encode("latin-1")
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref_at = len(out)
-    out += b"xref\n0 %d\n" % (len(objects) + 1)
-    out += b"0000000000 65535 f \n"
-    for offset in offsets:
-        out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\n" % (len(objects) + 1)
-    out += b"startxref\n%d\n%%%%EOF\n" % xref_at
-    return bytes(out)
+    return pdf_pages([[text]])
 
 
 @pytest.fixture(autouse=True)
