@@ -60,18 +60,11 @@ def rst_headings(text: str) -> list[Heading]:
     i = 0
     while i + 1 < len(bare):
         title, under = bare[i], _adornment(bare[i + 1])
-        over = _adornment(bare[i - 1]) if i else ""
-        blank_before = i == 0 or not bare[i - 1].strip() or (over and over == under)
-        first = i - 1 if over and over == under else i
-        if (
-            under
-            and title.strip()
-            and not title[0].isspace()
-            and not _adornment(title)
-            and blank_before
-            and (first == 0 or not bare[first - 1].strip() or first == i)
-        ):
-            style = (under, bool(over and over == under))
+        overlined = bool(under) and i > 0 and _adornment(bare[i - 1]) == under
+        first = i - 1 if overlined else i  # the title's first line: its overline, if any
+        opens = first == 0 or not bare[first - 1].strip()  # after a blank line
+        if under and title.strip() and not title[0].isspace() and not _adornment(title) and opens:
+            style = (under, overlined)
             level = levels.setdefault(style, len(levels) + 1)
             out.append(Heading(starts[first], level, _plain(title)))
             i += 2
@@ -87,7 +80,7 @@ def load_rst(path: str, text: str) -> tuple[list[Document], list[str]]:
     if not text.strip():
         raise LoaderError(path, "no text")
     headings = rst_headings(text)
-    top = [h for h in headings if headings and h.level == headings[0].level]
+    top = [h for h in headings if h.level == headings[0].level]
     title = headings[0].text if len(top) == 1 else Path(path).stem
     return [
         Document(source=path, doc_id="text", text=text, title=title, headings=tuple(headings))
