@@ -96,14 +96,9 @@ def _text(
         _flush(lines, current)
         if len(lines) > before:
             marks.append((before, int(tag[1])))
-        if node.tail:
-            current.append(node.tail)
-        return
-    if tag in _SKIP:
-        if node.tail:
-            current.append(node.tail)
-        return
-    if tag == "table":
+    elif tag in _SKIP:
+        pass
+    elif tag == "table":
         _flush(lines, current)
         rows = [
             [" ".join("".join(c.itertext()).split()) for c in tr if _local(c.tag) in ("td", "th")]
