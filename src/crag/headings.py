@@ -112,6 +112,11 @@ class Headings:
             stack = (*_closed(stack, h.level), h)
             self._stacks.append(stack)
 
+    @property
+    def starts(self) -> list[int]:
+        """Where each heading's line starts, in order (the chunker cuts there)."""
+        return list(self._starts)
+
     def path(self, offset: int) -> str:
         """The heading path in force at `offset` (headings that start before it, each the
         last of its level under the ones above), title left out; "" when none. A chunk that

@@ -116,3 +116,8 @@ def test_an_html_page_keeps_its_sections_as_markdown() -> None:
     sunday = next(c for c in chunks if "Sundays" in c.text)
     assert "Opening hours" not in sunday.text
     assert sunday.metadata["heading"] == "Opening hours"
+
+
+def test_heading_starts_are_where_their_lines_start() -> None:
+    text = "# Title\n\nIntro.\n\nSection\n-------\n\nBody.\n"
+    assert Headings(text).starts == [0, text.index("Section")]

@@ -20,7 +20,7 @@ import hashlib
 import re
 from collections.abc import Iterator
 
-from semantic_text_splitter import MarkdownSplitter, TextSplitter
+from semantic_text_splitter import TextSplitter
 
 from crag.headings import Headings
 from crag.types import Chunk, Document
@@ -82,11 +82,9 @@ class Chunker:
         self.chunk_overlap = chunk_overlap
         self.piece_chars = piece_chars or max(8_000, 16 * chunk_size)
         self._text = TextSplitter(chunk_size, overlap=chunk_overlap, trim=True)
-        self._markdown = MarkdownSplitter(chunk_size, overlap=chunk_overlap, trim=True)
 
     def split(self, doc: Document) -> list[Chunk]:
         markdown = doc.format == "markdown"
-        splitter = self._markdown if markdown else self._text
         headings = (
             Headings(doc.text, doc.title, marks=doc.headings)
             if doc.headings
@@ -96,8 +94,9 @@ class Chunker:
         )
         chunks: list[Chunk] = []
         seen: set[str] = set()
-        cuts = sorted({h.offset for h in doc.headings if 0 < h.offset < len(doc.text)})
-        for start, text in self._sections(splitter, doc.text, cuts):
+        marks = [h.offset for h in doc.headings] or (headings.starts if headings else [])
+        cuts = sorted({offset for offset in marks if 0 < offset < len(doc.text)})
+        for start, text in self._sections(doc.text, cuts):
             cid = chunk_id(doc.source, doc.doc_id, text)
             if cid in seen:  # the same text twice in one unit adds nothing to retrieval
                 continue
@@ -122,16 +121,14 @@ class Chunker:
             )
         return chunks
 
-    def _sections(
-        self, splitter: TextSplitter | MarkdownSplitter, text: str, cuts: list[int]
-    ) -> Iterator[tuple[int, str]]:
+    def _sections(self, text: str, cuts: list[int]) -> Iterator[tuple[int, str]]:
         """Chunks that never run on past a heading the loader placed (`Document.headings`:
         a PDF's outline, reStructuredText titles, EPUB headings): the text is cut at each,
         and neighbouring sections are split together while they fit in one chunk. Why: the
         plain splitter knows no headings, and a chunk ended with the next section's title
         ("Ferries leave at dawn. max_queue_size -----"), which then named the wrong section."""
         if not cuts:
-            yield from self._indices(splitter, text)
+            yield from self._indices(text)
             return
         bounds = [0, *cuts, len(text)]
         begin = 0
@@ -140,18 +137,16 @@ class Chunker:
             after = bounds[i + 1] if i + 1 < len(bounds) else None
             if after is not None and after - begin <= self.chunk_size:
                 continue  # the next section fits with this group: keep them together
-            for start, chunk in self._indices(splitter, text[begin:end]):
+            for start, chunk in self._indices(text[begin:end]):
                 yield begin + start, chunk
             begin = end
 
-    def _indices(
-        self, splitter: TextSplitter | MarkdownSplitter, text: str
-    ) -> Iterator[tuple[int, str]]:
+    def _indices(self, text: str) -> Iterator[tuple[int, str]]:
         if len(text) <= self.piece_chars:
-            yield from splitter.chunk_indices(text)
+            yield from self._text.chunk_indices(text)
             return
         for offset, piece in pieces(text, self.piece_chars):
-            for start, chunk in splitter.chunk_indices(piece):
+            for start, chunk in self._text.chunk_indices(piece):
                 yield offset + start, chunk
 
     def split_all(self, docs: list[Document]) -> list[Chunk]:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from crag.errors import LoaderError
 from crag.headings import strip_comments
+from crag.ingest.soft_breaks import join_soft_breaks
 from crag.types import Document
 
 __all__ = ["load_html", "load_markdown", "load_text"]
@@ -21,9 +22,10 @@ def load_text(path: str, text: str) -> tuple[list[Document], list[str]]:
 
 
 def load_markdown(path: str, text: str) -> tuple[list[Document], list[str]]:
-    """HTML comments removed (a rendered page does not show them: `crag.headings`);
-    the title is the first level-1 heading, else the file name."""
-    text = strip_comments(text)
+    """HTML comments removed (a rendered page does not show them: `crag.headings`), line
+    wraps inside paragraphs joined (`crag.ingest.soft_breaks`); the title is the first
+    level-1 heading, else the file name."""
+    text = join_soft_breaks(strip_comments(text))
     if not text.strip():
         raise LoaderError(path, "no text")
     match = _MD_TITLE.search(text)
@@ -34,7 +36,8 @@ def load_markdown(path: str, text: str) -> tuple[list[Document], list[str]]:
 def load_html(path: str, text: str) -> tuple[list[Document], list[str]]:
     """Main text by trafilatura (boilerplate, scripts and navigation removed), as Markdown:
     its headings give each chunk the section it stands in, as for a `.md` file
-    (`crag.headings`)."""
+    (`crag.headings`), and its line wraps inside paragraphs are joined
+    (`crag.ingest.soft_breaks`)."""
     import trafilatura
 
     try:
@@ -50,6 +53,7 @@ def load_html(path: str, text: str) -> tuple[list[Document], list[str]]:
         raise LoaderError(path, f"HTML could not be parsed: {exc}") from exc
     if not body or not body.strip():
         raise LoaderError(path, "HTML holds no extractable main text")
+    body = join_soft_breaks(body)
     title = (meta.title if meta and meta.title else "") or Path(path).stem
     url = meta.url if meta and meta.url else ""
     page = Document(source=path, doc_id="page", text=body, title=title, url=url, format="markdown")

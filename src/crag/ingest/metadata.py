@@ -43,14 +43,16 @@ __all__ = [
 # stored under an earlier digest is read again once, though its bytes did not change. Markdown
 # and HTML chunks gained their section's heading path (crag.headings), HTML became Markdown;
 # PDF pages lost their running heads and page numbers and gained the outline's sections;
-# EPUB chapters' and reStructuredText files' chunks gained their sections.
+# EPUB chapters' and reStructuredText files' chunks gained their sections; Markdown and HTML
+# paragraphs lost their line wraps and are chunked at sentence ends, a page of a site is titled
+# by its own name (crag.ingest.soft_breaks, crag.ingest.documents).
 LAYOUTS = {
     "epub": "headings-1",
     "rst": "headings-1",
-    "md": "headings-1",
-    "markdown": "headings-1",
-    "html": "headings-1",
-    "htm": "headings-1",
+    "md": "wraps-1",
+    "markdown": "wraps-1",
+    "html": "wraps-1",
+    "htm": "wraps-1",
     "pdf": "outline-1",
 }
 

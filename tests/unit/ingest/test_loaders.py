@@ -15,6 +15,7 @@ import pytest
 from tests.support.pdfs import pdf_pages
 
 from crag.errors import LoaderError, UnsupportedFileError
+from crag.ingest.chunking import Chunker
 from crag.ingest.loaders import load_bytes, load_file
 
 # --------------------------------------------------------------------------- helpers
@@ -392,6 +393,25 @@ def test_html_main_text(tmp_path: Path) -> None:
     assert "color: red" not in doc.text
     assert doc.title == "Bosphorus Guide"
     assert doc.doc_id == "page"
+
+
+_BOOK_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8">
+<title>Tides and Moorings - The Harbour Book</title></head>
+<body><div class="menu-bar"><h1 class="menu-title">The Harbour Book</h1></div>
+<main><h2 id="tides">Tides and Moorings</h2>
+<p>Boats of the harbour are moored at the north pier,
+where the water is deep enough for the ferries that cross
+the strait every few minutes.</p>
+<h3>Tides</h3><p>The tide turns twice a day, and the harbour master posts
+the times on the board by the gate.</p></main></body></html>"""
+
+
+def test_html_paragraph_wraps_are_spaces_and_chunks_start_at_headings(tmp_path: Path) -> None:
+    doc = load_file(_write(tmp_path / "tides.html", _BOOK_PAGE)).documents[0]
+    # the line wraps of the page's source are spaces on the rendered page
+    assert "moored at the north pier, where the water is deep enough for the ferries" in doc.text
+    chunks = Chunker(200, 0).split(doc)
+    assert [c.text.split("\n")[0] for c in chunks] == ["## Tides and Moorings", "### Tides"]
 
 
 def test_htm_suffix(tmp_path: Path) -> None:
