@@ -35,7 +35,7 @@ __all__ = [
 MARK = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")  # [1] or [1, 3]
 # A sentence end followed by markers: "capital. [1]", "1937.[1][2]" (group 1: the end mark).
 # A stop written again after the markers ("BC. [1].") is the same sentence end: dropped.
-_MARKS_AFTER_STOP = re.compile(r"([.!?…]+)((?:\s*\[\d+(?:\s*,\s*\d+)*\])+)[.!?…]*")
+_MARKS_AFTER_STOP = re.compile(r"([.!?…]+)((?:\s*\[\d+(?:\s*,\s*\d+)*\])+)([.!?…]*)")
 _WORD = re.compile(r"[^\W_]")  # a letter or digit
 _GAP = re.compile(r"[ \t]+([.,;:!?…])")  # "red [9]." with [9] removed leaves "red ."
 
@@ -54,6 +54,15 @@ def has_words(text: str) -> bool:
     return bool(_WORD.search(MARK.sub(" ", text)))
 
 
+def _marks_before_stop(match: re.Match[str]) -> str:
+    """ "X. [1]" → "X [1]."; but "panic! [3]." stays: a "!" or "?" with a stop after its
+    markers belongs to a name (a Rust macro, an operator, "Yahoo!"), not to the sentence."""
+    stop, marks, after = match.groups()
+    if after and stop in ("!", "?"):
+        return match.group(0)
+    return f" {' '.join(marks.split())}{stop}"
+
+
 def answer_sentences(text: str) -> list[str]:
     """Sentences of an answer, each holding the markers that cite it.
 
@@ -61,7 +70,7 @@ def answer_sentences(text: str) -> list[str]:
     them with their sentence; any piece still without words (a leading "[1]", an answer that
     is only markers) is joined to its neighbour, so it is never checked, kept or shown alone.
     """
-    text = _MARKS_AFTER_STOP.sub(lambda m: f" {' '.join(m.group(2).split())}{m.group(1)}", text)
+    text = _MARKS_AFTER_STOP.sub(_marks_before_stop, text)
     out: list[str] = []
     pending = ""  # marker-only pieces before the first sentence with words
     for piece in sentences(text):

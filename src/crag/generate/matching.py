@@ -40,6 +40,7 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _DASHED = re.compile(r"-+\w")  # "-k", "--keep", "-40": the hyphen belongs to the answer
 _OPTION = re.compile(r"--?[^\W\d_][\w-]*(?:=\S*)?$")  # one option: "-k", "--sort=WORD"
 # The short answer ends at its first citation marker, or at a sentence end / line break.
+_MARK_NEXT = re.compile(r"\s*\[\d")
 _SHORT_END = re.compile(r"\[\d|[.!?…]\s|[.!?…]$|\n")
 _URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"'\])]+", re.IGNORECASE)
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
@@ -62,7 +63,8 @@ def fold(text: str) -> list[str]:
 def short_answer(answer: str) -> str:
     """The answer's short form: the text before its first `[n]` marker or sentence end.
 
-    "May 27, 1937 [1]. The bridge opened …" → "May 27, 1937". Decimal points and
+    "May 27, 1937 [1]. The bridge opened …" → "May 27, 1937"; "panic! [3]." → "panic!" (a
+    "!" or "?" right before the marker is the answer's own). Decimal points and
     abbreviations inside numbers ("3.5", "U.S.") are kept: a sentence end needs a space or
     the end of the text after the stop. A leading hyphen is kept where it is part of the
     answer — a command-line option ("-k", "--keep") or a negative number ("-40"); a hyphen
@@ -71,9 +73,12 @@ def short_answer(answer: str) -> str:
     text = answer.strip()
     end = len(text)
     for match in _SHORT_END.finditer(text):
-        if not _ABBREVIATION.search(text[: match.start() + 1]):
-            end = match.start()
-            break
+        if _ABBREVIATION.search(text[: match.start() + 1]):
+            continue
+        if text[match.start()] in "!?" and _MARK_NEXT.match(text, match.start() + 1):
+            continue  # "panic! [3]": the "!" is the answer's, its marker ends it
+        end = match.start()
+        break
     short = text[:end]
     short = _MARK.sub(" ", short).strip(" ,;:–—").rstrip("-").rstrip(" ,;:–—")
     while short.startswith("-") and not _DASHED.match(short):

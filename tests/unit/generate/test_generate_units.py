@@ -52,6 +52,9 @@ class ScriptedLLM:
         ("[1]. [2]", ["[1] [2]."]),
         ("Paris is the capital [1]. Lyon is big [2].",
          ["Paris is the capital [1].", "Lyon is big [2]."]),
+        # a "!" or "?" that a stop follows after the markers is part of a name, not the end
+        ("panic! [3]. It stops the program [3].", ["panic! [3].", "It stops the program [3]."]),
+        ("Yahoo! [2].", ["Yahoo! [2]."]),
     ],
 )  # fmt: skip
 def test_markers_after_the_full_stop_stay_with_their_sentence(

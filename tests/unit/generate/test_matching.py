@@ -35,6 +35,11 @@ from crag.generate.matching import (
         ("- Paris [1]", "Paris"),
         ("Paris - [1]", "Paris"),
         ("— Paris [1]", "Paris"),
+        # "!" or "?" before the marker belongs to the answer: a macro, an operator, a title
+        ("panic! [3]. It stops.", "panic!"),
+        ("`panic!` [3].", "`panic!`"),
+        ("Who's Afraid of Virginia Woolf? [2].", "Who's Afraid of Virginia Woolf?"),
+        ("Paris! Then more.", "Paris"),
     ],
 )
 def test_the_short_answer_ends_at_its_first_marker_or_sentence_end(answer: str, short: str):
