@@ -47,6 +47,9 @@ _SENTENCE_END = re.compile(
     r"[.!?…][\"'”’)\]]*(?P<gap>\s+)(?=[\"'“‘(\[]?[A-ZÀ-ÖØ-ÞÇĞİÖŞÜ0-9])|(?P<blank>\n\s*\n)"
 )
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
+# a code fence's line: the code ends (or starts) there, and so does a sentence — a page's
+# text often follows a code block on the next line ("}\n```\nThe type of x is …")
+_FENCE_LINE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,}).*$", re.MULTILINE)
 
 
 _ABBREVIATION = re.compile(
@@ -66,8 +69,9 @@ def _split(text: str) -> list[str]:
 
 
 def sentences(text: str) -> list[str]:
-    """Sentences of `text`, whitespace collapsed, Markdown heading lines removed."""
-    text = _HEADING.sub("\n\n", text)
+    """Sentences of `text`, whitespace collapsed, Markdown heading and code fence lines
+    removed (each ends a sentence)."""
+    text = _FENCE_LINE.sub("\n\n", _HEADING.sub("\n\n", text))
     out: list[str] = []
     for piece in _split(text):
         piece = " ".join(piece.split())

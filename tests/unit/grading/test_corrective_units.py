@@ -63,6 +63,17 @@ def test_sentences_keep_abbreviations_and_drop_headings() -> None:
     ]
 
 
+def test_a_code_fence_line_ends_a_sentence_and_is_dropped() -> None:
+    # a page's text often follows its code block on the next line; the quoted "sentence" was
+    # "} ``` The type of `x` is `Option<i32>`."
+    text = "Declare it:\n```rust\nlet x = Some(5);\n}\n```\nThe type of `x` is `Option<i32>`."
+    assert sentences(text) == [
+        "Declare it:",
+        "let x = Some(5); }",
+        "The type of `x` is `Option<i32>`.",
+    ]
+
+
 def test_sentences_keep_closing_quotes_and_brackets() -> None:
     # The closing quote used to be eaten by the split: 'He said "stop.' reached the generator.
     text = 'He said "stop." Then he left (at noon.) “Why?” she asked. Done!\n\nNext line'
