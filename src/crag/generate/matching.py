@@ -41,6 +41,8 @@ _DASHED = re.compile(r"-+\w")  # "-k", "--keep", "-40": the hyphen belongs to th
 _OPTION = re.compile(r"--?[^\W\d_][\w-]*(?:=\S*)?$")  # one option: "-k", "--sort=WORD"
 # The short answer ends at its first citation marker, or at a sentence end / line break.
 _MARK_NEXT = re.compile(r"\s*\[\d")
+_LOWER_NEXT = re.compile(r"\s+[^\W\d_A-ZÀ-ÖØ-ÞÇĞİÖŞÜ]")  # " operator": a word in lower case
+_BRACKETS = "()[]{}<>"
 _SHORT_END = re.compile(r"\[\d|[.!?…]\s|[.!?…]$|\n")
 _URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"'\])]+", re.IGNORECASE)
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
@@ -64,7 +66,8 @@ def short_answer(answer: str) -> str:
     """The answer's short form: the text before its first `[n]` marker or sentence end.
 
     "May 27, 1937 [1]. The bridge opened …" → "May 27, 1937"; "panic! [3]." → "panic!" (a
-    "!" or "?" right before the marker is the answer's own). Decimal points and
+    "!" or "?" right before the marker is the answer's own, and one standing alone between
+    words — "The ? operator returns …" — ends nothing). Decimal points and
     abbreviations inside numbers ("3.5", "U.S.") are kept: a sentence end needs a space or
     the end of the text after the stop. A leading hyphen is kept where it is part of the
     answer — a command-line option ("-k", "--keep") or a negative number ("-40"); a hyphen
@@ -75,8 +78,11 @@ def short_answer(answer: str) -> str:
     for match in _SHORT_END.finditer(text):
         if _ABBREVIATION.search(text[: match.start() + 1]):
             continue
-        if text[match.start()] in "!?" and _MARK_NEXT.match(text, match.start() + 1):
+        at = match.start()
+        if text[at] in "!?" and _MARK_NEXT.match(text, at + 1):
             continue  # "panic! [3]": the "!" is the answer's, its marker ends it
+        if text[at] in "!?" and text[at - 1 : at].isspace() and _LOWER_NEXT.match(text, at + 1):
+            continue  # "The ? operator returns …": a "?" standing alone in the sentence
         end = match.start()
         break
     short = text[:end]
@@ -136,6 +142,26 @@ def number_wording(short: str, source: str) -> str | None:
         ):
             found = wording
     return found
+
+
+def bracket_spelling(short: str, source: str) -> str | None:
+    """The source's own spelling of a short answer whose words it holds as written but
+    between other brackets: "Box[T]" read from "`Box<T>`" is shown "Box<T>" (the model
+    rewrote the angle brackets; in Rust "Box[T]" names nothing). None when the source spells
+    it the same, or differs in any word."""
+    if not any(c in short for c in _BRACKETS):
+        return None
+    span = span_of(short, source)
+    if span is None:
+        return None
+    start, end = span
+    closing = len(short) - len(short.rstrip(_BRACKETS))
+    while closing and end < len(source) and source[end] in _BRACKETS:
+        end, closing = end + 1, closing - 1
+    wording = source[start:end]
+    if wording == short or _WORD.findall(wording) != _WORD.findall(short):
+        return None
+    return wording
 
 
 def span_of(short: str, text: str) -> tuple[int, int] | None:

@@ -31,7 +31,7 @@ from crag.generate.alignment import alignment
 from crag.generate.answer_check import cite
 from crag.generate.citations import Source, answer_sentences
 from crag.generate.confidence import answer_probs
-from crag.generate.matching import number_wording, option_in, short_answer
+from crag.generate.matching import bracket_spelling, number_wording, option_in, short_answer
 from crag.refine.rewrite_check import content_forms
 from crag.types import Strip
 
@@ -79,9 +79,10 @@ class Candidate:
 
 def _recite_first(sentences: list[str], n: int, short: str, source: str) -> tuple[str, str]:
     """The reply with its first sentence (the short answer) citing source `n` alone, and the
-    short answer in the source's own wording where it spells a number the other way."""
+    short answer in the source's own wording where it spells a number the other way or
+    writes its words between other brackets."""
     first = sentences[0]
-    wording = number_wording(short, source)
+    wording = number_wording(short, source) or bracket_spelling(short, source)
     if wording is not None and short in first:
         first, short = first.replace(short, wording, 1), wording
     return " ".join([cite(first, n), *sentences[1:]]), short

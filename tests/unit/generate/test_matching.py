@@ -40,6 +40,9 @@ from crag.generate.matching import (
         ("`panic!` [3].", "`panic!`"),
         ("Who's Afraid of Virginia Woolf? [2].", "Who's Afraid of Virginia Woolf?"),
         ("Paris! Then more.", "Paris"),
+        # a "?" standing alone between words ends nothing
+        ("The ? operator returns early [1]. More.", "The ? operator returns early"),
+        ("Why? Because [1].", "Why"),
     ],
 )
 def test_the_short_answer_ends_at_its_first_marker_or_sentence_end(answer: str, short: str):
@@ -110,3 +113,15 @@ def test_an_option_is_found_only_as_itself() -> None:
     assert find_in_sources("-I", sources) == []  # options are case-sensitive
     assert find_in_sources("--sort=WORD", {1: "--sort=WORD  sort by WORD"}) == [1]
     assert find_in_sources("ignore case", sources) == [1, 2]  # words: as before
+
+
+def test_an_answer_between_other_brackets_takes_its_sources_spelling() -> None:
+    from crag.generate.matching import bracket_spelling
+
+    source = "The simplest smart pointer is a box, whose type is written `Box<T>`. Boxes"
+    assert bracket_spelling("Box[T]", source) == "Box<T>"
+    assert bracket_spelling("HashMap[K, V]", "The type `HashMap<K, V>` maps") == "HashMap<K, V>"
+    assert bracket_spelling("Box<T>", source) is None  # spelled the same
+    assert bracket_spelling("Box[U]", source) is None  # another word
+    assert bracket_spelling("box[T]", source) is None  # another case: not only the brackets
+    assert bracket_spelling("Box", source) is None  # no bracket to respell

@@ -191,6 +191,13 @@ def test_a_number_spelled_the_other_way_is_tied_and_shown_as_the_source_writes_i
     assert same is not None and same.short == "Four" and same.alignment > 0.5
 
 
+def test_a_type_written_between_other_brackets_is_shown_as_the_source_writes_it() -> None:
+    book = "The most straightforward smart pointer is a box, whose type is written `Box<T>`."
+    sources = number_sources(strips(book))
+    c = candidate("Box[T] [1].", "Which smart pointer stores a value on the heap?", sources, "all")
+    assert c is not None and c.short == "Box<T>" and c.reply.startswith("Box<T> [1].")
+
+
 def test_the_best_sources_reading_alone_wins_a_near_tie_against_another_sources_answer() -> None:
     question = "When did California last host the Super Bowl?"
     best = "In 1985 the Super Bowl was last hosted by California."
