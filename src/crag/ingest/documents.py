@@ -8,7 +8,6 @@ from pathlib import Path
 from crag.errors import LoaderError
 from crag.headings import strip_comments
 from crag.ingest.soft_breaks import join_soft_breaks
-from crag.ingest.text_wraps import join_wrapped_lines
 from crag.types import Document
 
 __all__ = ["load_html", "load_markdown", "load_text"]
@@ -17,11 +16,8 @@ _MD_TITLE = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
 def load_text(path: str, text: str) -> tuple[list[Document], list[str]]:
-    """The file's text, its hard line wraps undone where a sentence runs on
-    (`crag.ingest.text_wraps`); the title is the file name."""
     if not text.strip():
         raise LoaderError(path, "no text")
-    text = join_wrapped_lines(text)
     return [Document(source=path, doc_id="text", text=text, title=Path(path).stem)], []
 
 
