@@ -37,7 +37,9 @@ MARK = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")  # [1] or [1, 3]
 # A stop written again after the markers ("BC. [1].") is the same sentence end: dropped.
 _MARKS_AFTER_STOP = re.compile(r"([.!?…]+)((?:\s*\[\d+(?:\s*,\s*\d+)*\])+)([.!?…]*)")
 _WORD = re.compile(r"[^\W_]")  # a letter or digit
-_GAP = re.compile(r"[ \t]+([.,;:!?…])")  # "red [9]." with [9] removed leaves "red ."
+# "red [9]." with [9] removed leaves "red ."; but "The ? operator returns" keeps its space: a
+# "?" or "!" that a lower-case word follows stands alone in the sentence (crag.generate.matching)
+_GAP = re.compile(r"[ \t]+([.,;:…]|[!?](?![ \t]+[^\W\d_A-ZÀ-ÖØ-ÞÇĞİÖŞÜ]))")
 
 
 def close_gaps(text: str) -> str:

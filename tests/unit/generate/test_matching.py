@@ -125,3 +125,12 @@ def test_an_answer_between_other_brackets_takes_its_sources_spelling() -> None:
     assert bracket_spelling("Box[U]", source) is None  # another word
     assert bracket_spelling("box[T]", source) is None  # another case: not only the brackets
     assert bracket_spelling("Box", source) is None  # no bracket to respell
+
+
+def test_a_dropped_markers_gap_closes_but_an_operators_space_stays() -> None:
+    from crag.generate.citations import close_gaps
+
+    assert close_gaps("It is red .") == "It is red."
+    assert close_gaps("Paris , France !") == "Paris, France!"
+    # "The ? operator returns" read "The? operator returns" once the gap closed
+    assert close_gaps("The ? operator returns early.") == "The ? operator returns early."
