@@ -44,8 +44,7 @@ __all__ = [
 # and HTML chunks gained their section's heading path (crag.headings), HTML became Markdown;
 # PDF pages lost their running heads and page numbers and gained the outline's sections;
 # EPUB chapters' and reStructuredText files' chunks gained their sections; Markdown and HTML
-# paragraphs lost their line wraps and are chunked at sentence ends, a page of a site is titled
-# by its own name (crag.ingest.soft_breaks, crag.ingest.documents).
+# paragraphs lost their line wraps and are chunked at sentence ends (crag.ingest.soft_breaks).
 LAYOUTS = {
     "epub": "headings-1",
     "rst": "headings-1",

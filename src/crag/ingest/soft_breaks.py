@@ -4,9 +4,10 @@ Why: Markdown files, and the Markdown trafilatura makes of a web page, keep thei
 line wraps (the Rust book's pages and Node.js's docs wrap at 80 columns). In CommonMark a line
 ending inside a paragraph is a *soft break*, which a browser shows as a space. The splitters
 see a line break, though, and rank it above a sentence end, so a chunk ended at a wrap in the
-middle of a sentence ("… We'll discuss generics in more" / "detail in Chapter 10.") — a
-quarter of the Rust book's chunks (see `crag.ingest.chunking`). Joining the wraps gives the
-text the page shows, and chunks that end where sentences do.
+middle of a sentence ("… We'll discuss generics in more" / "detail in Chapter 10."). Joining
+the wraps gives the text the page shows; the chunker then cuts it at headings and splits it
+as text, so chunks end where sentences do (`crag.ingest.chunking`: 12 % of the Rust book's
+chunks ended mid-sentence, 0.2 % now).
 
 Only paragraph text is joined, as CommonMark reads it: nothing inside fenced or indented code,
 no line that opens a block (heading, fence, quote, list item, table row, HTML, thematic break
