@@ -61,6 +61,13 @@ _OPTION = re.compile(r"--?[^\W\d_]")
 # value to type, in quotes as the documentation writes it; it repeats the question only where
 # the question quotes that same value.
 _QUOTES = "'\"`‘’“”"
+# ... unless the question names that literal by what it is ("What does the move keyword do?",
+# "the `?` operator", "the from function"): then it asks about the literal, and the literal is
+# no answer (the Rust book's "move" for the move keyword).
+_KINDS = (
+    r"(?:keyword|operator|function|method|macro|trait|type|attribute|option|flag|command|"
+    r"module|class|property|field|variable|constant|parameter|argument)s?"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,12 +126,14 @@ def repeats_question(short: str, question: str) -> bool:
     question's ("curriculum" for "What kind of curriculum …", "Budapest" for "In Budapest,
     where did Tesla work?"). Such a reply names no answer, so it is no candidate — unless the
     question offers choices, or the answer is a command-line option or a quoted literal the
-    question does not quote. A short answer of function words only ("Yes") is not judged."""
+    question neither quotes nor names by what it is ("the `?` operator"). A short answer of
+    function words only ("Yes") is not judged."""
     if _OPTION.match(short):
         return option_in(short, question)
     if (literal := _quoted(short)) is not None:
         q = re.escape(_QUOTES)
-        return re.search(rf"[{q}]{re.escape(literal)}[{q}]", question) is not None
+        quoted = re.search(rf"[{q}]{re.escape(literal)}[{q}]", question) is not None
+        return quoted or _named_in(literal, question)
     said = content_forms(short)
     return bool(said) and said <= content_forms(question) and not _offers_choices(question)
 
@@ -148,6 +157,14 @@ def _literal_in(short: str, sources: list[Source]) -> bool:
         return False
     pattern = re.compile(rf"[`'‘]{re.escape(short.strip())}[`'’]")
     return any(pattern.search(s.findable) for s in sources)
+
+
+def _named_in(short: str, question: str) -> bool:
+    """The question names `short` by what it is: "the move keyword", "the `?` operator"."""
+    value = re.escape(short.strip(_QUOTES + " "))
+    q = re.escape(_QUOTES)
+    pattern = rf"(?<![\w-])[{q}]?{value}[{q}]?\s+{_KINDS}\b"
+    return bool(value) and re.search(pattern, question, re.IGNORECASE) is not None
 
 
 def _offers_choices(question: str) -> bool:
@@ -221,7 +238,8 @@ def candidates(
     for r in readings:
         if (c := candidate(r.reply, question, sources, r.how, r.read, r.tokens)) is None:
             continue
-        if repeats_question(c.short, question) and not _literal_in(c.short, sources):
+        literal = _literal_in(c.short, sources) and not _named_in(c.short, question)
+        if repeats_question(c.short, question) and not literal:
             notes.append(f"{c.short!r} ({r.how}) only repeats the question; not an answer")
             continue
         found.append(c)

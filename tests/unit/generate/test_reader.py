@@ -330,3 +330,17 @@ def test_a_value_a_source_writes_as_a_code_literal_is_an_answer_in_the_questions
     prose = number_sources(strips('Emitted when a new "connection" is made.'))
     assert candidates([Reading("connection [1].", "all")], q, prose, found) == []
     assert "only repeats the question" in found[-1]
+
+
+def test_a_literal_the_question_names_by_what_it_is_repeats_the_question() -> None:
+    # the Rust book: "move" answered "What does the move keyword do in front of a closure?"
+    q = "What does the move keyword do in front of a closure?"
+    book = number_sources(strips("Use the `move` keyword to force the closure to take ownership."))
+    found: list[str] = []
+    assert candidates([Reading("move [1].", "all")], q, book, found) == []
+    assert "only repeats the question" in found[-1]
+    explained = "The move keyword forces the closure to take ownership of the values [1]."
+    assert len(candidates([Reading(explained, "all")], q, book, found)) == 1
+    # an operator named by its sign
+    op = number_sources(strips("The `?` operator returns the error early."))
+    assert candidates([Reading("`?` [1].", "all")], "What does the ? operator do?", op, found) == []
