@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from crag.titles import SEPARATOR, shorten
 from crag.types import Heading
 
-__all__ = ["MAX_HEADING", "Headings", "heading_text", "sections", "strip_comments"]
+__all__ = ["MAX_HEADING", "Headings", "heading_text", "opens_fence", "sections", "strip_comments"]
 
 MAX_HEADING = 120  # characters of one heading kept: a name (a long signature too), not a paragraph
 
@@ -57,6 +57,13 @@ def heading_text(raw: str) -> str:
     text = _EMPHASIS.sub(r"\2", text)
     text = _ANCHOR.sub("", _ESCAPE.sub(r"\1", text))
     return shorten(" ".join(text.split()), MAX_HEADING)
+
+
+def opens_fence(line: str) -> str:
+    """The fence a line opens a fenced code block with ("```" or "~~~"; a longer one closes
+    with these three too), else "". What is inside one is code: no heading, no paragraph."""
+    m = _FENCE.match(line)
+    return m.group(1)[0] * 3 if m else ""
 
 
 def strip_comments(text: str) -> str:
@@ -157,8 +164,7 @@ def _scan(text: str) -> list[_Heading]:
                 fence = ""
             previous = None
             continue
-        if m := _FENCE.match(bare):
-            fence = m.group(1)[0] * 3
+        if fence := opens_fence(bare):
             previous = None
             continue
         if m := _ATX.match(bare):

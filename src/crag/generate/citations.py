@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from crag.refine.strips import sentences
+from crag.refine.strips import CAPITALS, sentences
 from crag.titles import heading_of, title_of
 from crag.titles import titled as titled_chunks
 from crag.types import Chunk, Citation, Strip
@@ -39,7 +39,7 @@ _MARKS_AFTER_STOP = re.compile(r"([.!?…]+)((?:\s*\[\d+(?:\s*,\s*\d+)*\])+)([.!
 _WORD = re.compile(r"[^\W_]")  # a letter or digit
 # "red [9]." with [9] removed leaves "red ."; but "The ? operator returns" keeps its space: a
 # "?" or "!" that a lower-case word follows stands alone in the sentence (crag.generate.matching)
-_GAP = re.compile(r"[ \t]+([.,;:…]|[!?](?![ \t]+[^\W\d_A-ZÀ-ÖØ-ÞÇĞİÖŞÜ]))")
+_GAP = re.compile(rf"[ \t]+([.,;:…]|[!?](?![ \t]+[^\W\d_{CAPITALS}]))")
 
 
 def close_gaps(text: str) -> str:

@@ -22,6 +22,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from crag.index.numerals import as_digits
+from crag.refine.strips import CAPITALS
 
 __all__ = [
     "contact_details",
@@ -41,7 +42,7 @@ _DASHED = re.compile(r"-+\w")  # "-k", "--keep", "-40": the hyphen belongs to th
 _OPTION = re.compile(r"--?[^\W\d_][\w-]*(?:=\S*)?$")  # one option: "-k", "--sort=WORD"
 # The short answer ends at its first citation marker, or at a sentence end / line break.
 _MARK_NEXT = re.compile(r"\s*\[\d")
-_LOWER_NEXT = re.compile(r"\s+[^\W\d_A-ZÀ-ÖØ-ÞÇĞİÖŞÜ]")  # " operator": a word in lower case
+_LOWER_NEXT = re.compile(rf"\s+[^\W\d_{CAPITALS}]")  # " operator": a word in lower case
 _BRACKETS = "()[]{}<>"
 _SHORT_END = re.compile(r"\[\d|[.!?…]\s|[.!?…]$|\n")
 _URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"'\])]+", re.IGNORECASE)
@@ -79,11 +80,15 @@ def short_answer(answer: str) -> str:
         if _ABBREVIATION.search(text[: match.start() + 1]):
             continue
         at = match.start()
-        if text[at] in "!?" and _MARK_NEXT.match(text, at + 1):
-            continue  # "panic! [3]": the "!" is the answer's, its marker ends it
-        if text[at] in "!?" and text[at - 1 : at].isspace() and _LOWER_NEXT.match(text, at + 1):
-            continue  # "The ? operator returns …": a "?" standing alone in the sentence
-        end = match.start()
+        if (
+            text[at] in "!?"
+            and (
+                _MARK_NEXT.match(text, at + 1)  # "panic! [3]": the "!" is the answer's
+                or (text[at - 1 : at].isspace() and _LOWER_NEXT.match(text, at + 1))
+            )
+        ):  # "The ? operator returns …": a "?" standing alone in the sentence
+            continue
+        end = at
         break
     short = text[:end]
     short = _MARK.sub(" ", short).strip(" ,;:–—").rstrip("-").rstrip(" ,;:–—")

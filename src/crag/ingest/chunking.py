@@ -101,8 +101,9 @@ class Chunker:
         )
         chunks: list[Chunk] = []
         seen: set[str] = set()
-        marks = [h.offset for h in doc.headings] or (headings.starts if headings else [])
-        cuts = sorted({offset for offset in marks if 0 < offset < len(doc.text)})
+        # cut at the headings in force: the loader's marks, else the Markdown's own
+        starts = headings.starts if headings is not None else []
+        cuts = sorted({offset for offset in starts if 0 < offset < len(doc.text)})
         for start, text in self._sections(doc.text, cuts):
             cid = chunk_id(doc.source, doc.doc_id, text)
             if cid in seen:  # the same text twice in one unit adds nothing to retrieval

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import re
 
+from crag.headings import opens_fence
+
 __all__ = ["join_soft_breaks"]
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # a line that opens a block of its own (or underlines a setext heading)
 _OPENS_BLOCK = re.compile(
     r"^ {0,3}(?:#{1,6}(?:\s|$)|[>|<]|[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$)|=+\s*$|-+\s*$"
@@ -52,8 +53,7 @@ def join_soft_breaks(text: str) -> str:
                 fence = ""
             out.append(line)
             continue
-        if m := _FENCE.match(bare):
-            fence = m.group(1)[0] * 3
+        if fence := opens_fence(bare):
             out.append(line)
             joinable = code = False
             continue

@@ -37,14 +37,15 @@ from crag.types import Chunk, Strip
 if TYPE_CHECKING:  # a protocol for annotations only: grading's trainer imports this module
     from crag.grading.base import RetrievalEvaluator
 
-__all__ = ["RefineMode", "Refiner", "decompose", "sentences"]
+__all__ = ["CAPITALS", "RefineMode", "Refiner", "decompose", "sentences"]
 
 RefineMode = Literal["selection", "excerption", "fixed_num"]
 # A sentence ends at `.`/`!`/`?`/`…` and any closing quotes or brackets after it (kept with the
 # sentence), before whitespace and a capital or digit (possibly opening a quote); or at a blank
 # line. The split happens at group "gap" (the whitespace) only, so no character is lost.
+CAPITALS = "A-ZÀ-ÖØ-ÞÇĞİÖŞÜ"  # the capital letters a sentence opens with, as a regex class body
 _SENTENCE_END = re.compile(
-    r"[.!?…][\"'”’)\]]*(?P<gap>\s+)(?=[\"'“‘(\[]?[A-ZÀ-ÖØ-ÞÇĞİÖŞÜ0-9])|(?P<blank>\n\s*\n)"
+    rf"[.!?…][\"'”’)\]]*(?P<gap>\s+)(?=[\"'“‘(\[]?[{CAPITALS}0-9])|(?P<blank>\n\s*\n)"
 )
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
 # a code fence's line: the code ends (or starts) there, and so does a sentence — a page's
