@@ -31,6 +31,7 @@ __all__ = [
     "Thresholds",
     "Trace",
     "TracePart",
+    "VerificationRecord",
     "WebRecord",
     "WebResultRecord",
     "WebStripRecord",
@@ -100,6 +101,18 @@ class CandidateRecord(_Record):
     source: int
     alignment: float
     probs: list[float] = Field(default_factory=list)
+
+
+class VerificationRecord(_Record):
+    """One answer check's verification: does source `source` state `short` as the answer to
+    the question? `p_yes`: the generator's model's P(yes) (None: unknown, never refuses);
+    `passed`: it reached `cut` (or was unknown)."""
+
+    short: str
+    source: int
+    p_yes: float | None
+    cut: float
+    passed: bool
 
 
 class RewriteRecord(_Record):
@@ -205,6 +218,7 @@ class TracePart(_Record):
     # crag's readings: every candidate answer, and the sources read alone (in that order)
     candidates: list[CandidateRecord] = Field(default_factory=list)
     read_alone: list[int] = Field(default_factory=list)
+    verifications: list[VerificationRecord] = Field(default_factory=list)
     reflection: ReflectionRecord | None = None
     calls: list[ModelCall] = Field(default_factory=list)
     stages_ms: dict[str, float] = Field(default_factory=dict)

@@ -18,6 +18,8 @@ import pytest
 from tests.conftest import MODELS_DIR, SAMPLE
 from tests.support.cli import in_process_crag
 
+from crag.config import load_settings
+from crag.pipeline.build import verify_cut
 from crag.trace import Trace
 
 pytestmark = pytest.mark.slow
@@ -72,3 +74,21 @@ def test_calibrate_sample_writes_stores_and_resumes(
     assert second.returncode == 0, second.stderr
     assert "4 resumed" in second.stdout
     assert len(journal.read_text().splitlines()) == len(records)  # nothing asked again
+
+    # --answers: the same questions (resumed) go through the generator, every answer verified
+    # with the real 1.5B model; the verification cut is chosen and stored, and used from then on
+    third = in_process("calibrate", "-c", "sample", "--questions", "4", "--answers")
+    assert third.returncode == 0, third.stderr
+    answers = [json.loads(line) for line in journal.read_text().splitlines()]
+    answers = [r for r in answers if r["type"] == "answer"]
+    assert len(answers) == 8
+    verified = [r["verified"] for r in answers if not r["refused"]]
+    assert all(p is None or 0.0 <= p <= 1.0 for p in verified)
+    stored = json.loads((data / "collections" / "sample" / "calibration.json").read_text())
+    curve = json.loads((run / "curve.json").read_text())
+    assert stored["verify_cut"] == curve["verify_cut"]
+    if any(p is not None for p in verified):
+        assert 0.5 <= stored["verify_cut"] <= 1.0
+        assert f"verification cut {stored['verify_cut']:.4f} (was 0.7500)" in third.stdout
+        settings = load_settings(data_dir=data, collection="sample")
+        assert verify_cut(settings) == stored["verify_cut"]

@@ -28,6 +28,13 @@ from crag.types import Chunk
 __all__ = ["Collected", "Collector"]
 
 
+def _probability(value: Any) -> float | None:
+    """A journalled P(yes): None (not verified, unknown) or a number in [0, 1]."""
+    if isinstance(value, int | float) and 0.0 <= value <= 1.0:
+        return float(value)
+    return None
+
+
 @dataclass(slots=True)
 class Collected:
     """What the loop did: the chunks with their question records, in the order done."""
@@ -62,10 +69,11 @@ class Collector:
             for r in journal.of("scores")
             if r["evaluator"] == evaluator
         }
+        # an answer journalled before answers were verified (no "verified") is asked again
         self.outcomes = {
             (r["chunk"], r["condition"]): r
             for r in journal.of("answer")
-            if r["evaluator"] == evaluator and r["generator"] == generator
+            if r["evaluator"] == evaluator and r["generator"] == generator and "verified" in r
         }
 
     def collect(
@@ -168,6 +176,7 @@ class Collector:
                         gold=hits.gold,
                         generated=None if row is None else not row["refused"],
                         generated_right=None if row is None else bool(row["right"]),
+                        verified=None if row is None else _probability(row["verified"]),
                     )
                 )
         return out

@@ -61,6 +61,8 @@ class CalibrateResult:
     stored: Path | None
     before: Thresholds  # what the pipeline used before this run
     overridden: bool  # explicit settings take precedence over the stored thresholds
+    before_cut: float = 0.75  # the verification cut the pipeline used before this run
+    cut_overridden: bool = False  # generate.verify_cut is set: it takes precedence
     warnings: list[str] = field(default_factory=list)
 
 
@@ -69,12 +71,14 @@ def default_run_dir(settings: Settings) -> Path:
 
 
 def _header(settings: Settings, config: CalibrateConfig) -> dict[str, Any]:
+    from crag.grading.stored import generator_name
+
     g = settings.llm.generator
     return {
         "type": "run",
         "collection": settings.collection,
         "seed": config.seed,
-        "generator": f"{g.provider}:{g.model}",
+        "generator": generator_name(g),
         "titles": settings.retrieval.titles,  # chunks reranked with their titles (crag.titles)
     }
 
@@ -116,6 +120,7 @@ def run_calibration(
     question is done (resumed ones included)."""
     from crag.grading.stored import evaluator_name, write_calibration
     from crag.grading.thresholds import settings_thresholds
+    from crag.pipeline.build import verify_cut
 
     config = config or CalibrateConfig()
     if config.questions < 1:
@@ -147,6 +152,7 @@ def run_calibration(
     evaluator = evaluator_name(settings.evaluate, settings.llm.grader.model)
     generator = _header(settings, config)["generator"]
     before = settings_thresholds(settings, embedding=index.embedder.name)
+    before_cut = verify_cut(settings)
 
     collector = Collector(
         journal,
@@ -196,6 +202,7 @@ def run_calibration(
                 **meta,
                 "upper": choice.upper,
                 "lower": choice.lower,
+                "verify_cut": choice.verify_cut,
                 "max_hallucination": choice.max_hallucination,
                 "budget_met": choice.budget_met,
                 "expected": choice.at_lower,
@@ -221,5 +228,7 @@ def run_calibration(
         stored=stored,
         before=before,
         overridden=overridden,
+        before_cut=before_cut,
+        cut_overridden=settings.generate.verify_cut is not None,
         warnings=warnings,
     )

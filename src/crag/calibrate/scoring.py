@@ -14,8 +14,10 @@ Withholding happens at query time, by filtering what the retriever returns (aski
 to make up for what is dropped), never by changing the index.
 
 With `answers`, the question also goes through the whole pipeline (refine and generate) with a
-trigger that never says INCORRECT, so what the generator does with the retrieved chunks is
-known whatever thresholds are chosen later.
+trigger that never says INCORRECT (nor CORRECT, short of a perfect score: the generator reads
+every retrieved chunk, as under AMBIGUOUS), so what the generator does with the retrieved chunks
+is known whatever thresholds are chosen later; and every answer is verified with a cut of 0, so
+its P(yes) is known whatever verification cut is chosen later.
 """
 
 from __future__ import annotations
@@ -142,15 +144,23 @@ def answer_outcome(
     components: Any, question: str, source: Chunk, answer: str, condition: str, extra: int = 0
 ) -> dict[str, Any]:
     """What the generator answers when the evaluator lets everything through: refused or not,
-    and whether the answer holds the expected one."""
+    whether the answer holds the expected one, and the verification's P(yes) of the answer
+    (None: refused, not verified, or unknown)."""
     from crag.grading.trigger import ActionTrigger
     from crag.pipeline.runner import Pipeline
 
     parts = _components(components, condition, source, answer, extra)
-    parts = replace(parts, trigger=ActionTrigger(upper=0.0, lower=0.0), web=None)
+    generator = parts.generator
+    if getattr(generator, "verifier", None) is not None:  # verified, never refused by the cut
+        generator = replace(generator, verify_cut=0.0, verify_correct=True)
+    trigger = ActionTrigger(upper=1.0, lower=0.0)
+    parts = replace(parts, trigger=trigger, web=None, generator=generator)
     result = Pipeline(parts).ask(question)
+    checks = result.trace.verifications
+    verified = checks[-1].p_yes if checks and not result.refused else None
     return {
         "refused": bool(result.refused),
         "right": (not result.refused) and contains_answer(result.text, [answer]),
         "text": result.text,
+        "verified": verified,
     }

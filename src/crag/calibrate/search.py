@@ -14,7 +14,13 @@ or, with generated answers, when the answer holds the expected one.
   wrong answers, and it sits half-way between two observed scores).
 - `upper`: CORRECT skips the second opinion (web search, when configured), so it must be right
   when it fires: the lowest threshold (≥ lower) from which on at least `1 − budget` of the
-  questions it would call CORRECT are right.
+  questions it would call CORRECT are right (without the verification: CORRECT skips it too).
+- `verify_cut` (only with generated answers whose verification was recorded): the answer
+  check refuses an answer whose verification P(yes) is below it. Each candidate cut gets its
+  best `lower` by the rule above; the cut whose best has the most right answers within the
+  budget wins, of equals the highest. Cuts start at 0.5: below it the model says the passage
+  does not state the answer. The expected figures count every answer as verified (those the
+  evaluator calls CORRECT are not, unless `generate.verify_correct`).
 
 Candidate thresholds are 0, the midpoints between consecutive distinct observed scores, and one
 above the highest: every way of splitting the observations, each with a margin.
@@ -31,7 +37,7 @@ from typing import Any
 from crag.grading.trigger import ActionTrigger
 from crag.types import Verdict
 
-__all__ = ["Choice", "Observation", "choose_thresholds", "curve"]
+__all__ = ["MIN_CUT", "Choice", "Observation", "choose_thresholds", "curve", "cut_candidates"]
 
 _EPS = 1e-12
 
@@ -43,6 +49,7 @@ class Observation:
     gold: tuple[bool, ...] = ()  # per judged chunk: holds the answer (answerable only)
     generated: bool | None = None  # --answers: the generator answered (did not refuse)
     generated_right: bool | None = None  # --answers: the answer holds the expected one
+    verified: float | None = None  # --answers: the answer's verification P(yes) (None: none)
 
     @property
     def reach(self) -> float:
@@ -68,11 +75,13 @@ class Observation:
         ]
         return max(marks, default=-math.inf)
 
-    def answered(self, t: float) -> bool:
-        return self.reach >= t and self.generated is not False
+    def answered(self, t: float, cut: float = 0.0) -> bool:
+        """Not INCORRECT at `lower = t`, not refused, and verified at `cut` (or not verified)."""
+        passes = self.verified is None or self.verified >= cut
+        return self.reach >= t and self.generated is not False and passes
 
-    def right(self, t: float) -> bool:
-        if not (self.answerable and self.answered(t)):
+    def right(self, t: float, cut: float = 0.0) -> bool:
+        if not (self.answerable and self.answered(t, cut)):
             return False
         if self.generated_right is not None:
             return self.generated_right
@@ -83,14 +92,15 @@ def _share(n: int, d: int) -> float | None:
     return round(n / d, 4) if d else None
 
 
-def point(observations: Sequence[Observation], t: float) -> dict[str, Any]:
-    """Coverage, accuracy and hallucination if every question were answered from `t` up."""
+def point(observations: Sequence[Observation], t: float, cut: float = 0.0) -> dict[str, Any]:
+    """Coverage, accuracy and hallucination if every question were answered from `t` up
+    (and its answer verified at `cut`)."""
     n = len(observations)
     answerable = [o for o in observations if o.answerable]
     near = [o for o in observations if not o.answerable]
-    answered = sum(o.answered(t) for o in observations)
-    right = sum(o.right(t) for o in answerable)
-    hallucinated = sum(o.answered(t) for o in near)
+    answered = sum(o.answered(t, cut) for o in observations)
+    right = sum(o.right(t, cut) for o in answerable)
+    hallucinated = sum(o.answered(t, cut) for o in near)
     return {
         "threshold": t,
         "answered": _share(answered, n),
@@ -120,9 +130,41 @@ def candidates(observations: Sequence[Observation]) -> list[float]:
     return sorted({min(1.0, max(0.0, round(t, 6))) for t in out})
 
 
-def curve(observations: Sequence[Observation]) -> list[dict[str, Any]]:
+def curve(observations: Sequence[Observation], cut: float = 0.0) -> list[dict[str, Any]]:
     """The risk–coverage curve: one point per candidate threshold, lowest first."""
-    return [point(observations, t) for t in candidates(observations)]
+    return [point(observations, t, cut) for t in candidates(observations)]
+
+
+# The lowest verification cut considered: below 0.5 the model says "no" more than "yes".
+MIN_CUT = 0.5
+
+
+def cut_candidates(observations: Sequence[Observation]) -> list[float]:
+    """Verification cuts: 0.5, midpoints between consecutive distinct P(yes) from 0.5 up, and
+    one above the highest; empty when no answer's verification was recorded."""
+    values = sorted({o.verified for o in observations if o.verified is not None})
+    if not values:
+        return []
+    above = [v for v in values if v >= MIN_CUT]
+    out = [MIN_CUT] + [(a + b) / 2 for a, b in pairwise(above)]
+    if above:
+        out.append((above[-1] + 1.0) / 2 if above[-1] < 1.0 else 1.0)
+    return sorted({min(1.0, round(c, 6)) for c in out})
+
+
+def _best(points: list[dict[str, Any]], budget: float) -> tuple[dict[str, Any], bool]:
+    """The point with the most right answers within `budget` (of equals the highest
+    threshold), and True; else the least hallucinating one (highest), and False."""
+    feasible = [p for p in points if p["hallucination"] <= budget + _EPS]
+    if feasible:
+        most = max(p["right_n"] for p in feasible)
+        return max(
+            (p for p in feasible if p["right_n"] == most), key=lambda p: p["threshold"]
+        ), True
+    least = min(p["hallucination"] for p in points)
+    return max(
+        (p for p in points if p["hallucination"] == least), key=lambda p: p["threshold"]
+    ), False
 
 
 @dataclass(slots=True)
@@ -139,11 +181,17 @@ class Choice:
     answerable: int
     near_miss: int
     warnings: list[str] = field(default_factory=list)
+    # with verified answers (--answers): the chosen verification cut (else None), and for each
+    # candidate cut its best point
+    verify_cut: float | None = None
+    cuts: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "upper": self.upper,
             "lower": self.lower,
+            "verify_cut": self.verify_cut,
+            "cuts": self.cuts,
             "max_hallucination": self.max_hallucination,
             "budget_met": self.budget_met,
             "expected": self.at_lower,
@@ -164,25 +212,29 @@ def _precision(observations: Sequence[Observation], upper: float, lower: float) 
 def choose_thresholds(
     observations: Sequence[Observation], max_hallucination: float = 0.1
 ) -> Choice:
-    """`lower` and `upper` by the rules in the module docstring."""
+    """`lower`, `upper` (and `verify_cut`) by the rules in the module docstring."""
     if not observations:
         raise ValueError("calibration needs at least one scored question")
     if not 0.0 <= max_hallucination <= 1.0:
         raise ValueError("max_hallucination must be between 0 and 1")
-    points = curve(observations)
-    feasible = [p for p in points if p["hallucination"] <= max_hallucination + _EPS]
+    cuts = cut_candidates(observations)
+    by_cut: list[tuple[float, list[dict[str, Any]], dict[str, Any], bool]] = []
+    for cut in cuts or [0.0]:
+        points = curve(observations, cut)
+        by_cut.append((cut, points, *_best(points, max_hallucination)))
+    if any(feasible for *_, feasible in by_cut):
+        pick = max(
+            (b for b in by_cut if b[3]), key=lambda b: (b[2]["right_n"], b[0])
+        )  # most right within budget, of equals the highest cut
+    else:
+        pick = max(by_cut, key=lambda b: (-b[2]["hallucination"], b[0]))
+    cut, points, at_lower, feasible = pick
     warnings: list[str] = []
-    if feasible:
-        most = max(p["right_n"] for p in feasible)
-        at_lower = max((p for p in feasible if p["right_n"] == most), key=lambda p: p["threshold"])
-    else:  # even answering nothing the budget is missed (unscorable chunks): least harm
-        least = min(p["hallucination"] for p in points)
-        at_lower = max(
-            (p for p in points if p["hallucination"] == least), key=lambda p: p["threshold"]
-        )
+    if not feasible:  # even answering nothing the budget is missed (unscorable chunks)
         warnings.append(
             f"no threshold keeps hallucination within {max_hallucination:.0%} "
-            f"(best {least:.0%}): the evaluator could not score some near-miss chunks"
+            f"(best {at_lower['hallucination']:.0%}): the evaluator could not score some "
+            "near-miss chunks"
         )
     lower = at_lower["threshold"]
     target = 1.0 - max_hallucination
@@ -212,7 +264,7 @@ def choose_thresholds(
         upper=upper,
         lower=lower,
         max_hallucination=max_hallucination,
-        budget_met=bool(feasible),
+        budget_met=feasible,
         at_lower=at_lower,
         correct_precision=_precision(observations, upper, lower),
         verdicts=verdicts,
@@ -221,4 +273,6 @@ def choose_thresholds(
         answerable=answerable,
         near_miss=near,
         warnings=warnings,
+        verify_cut=cut if cuts else None,
+        cuts=[{"cut": c, **best, "within_budget": ok} for c, _, best, ok in by_cut] if cuts else [],
     )

@@ -50,8 +50,8 @@ def calibrate(
         bool,
         typer.Option(
             "--answers",
-            help="Also run the generator; a question counts as answered only if it answered "
-            "(slower).",
+            help="Also run the generator; a question counts as answered only if it answered, "
+            "and the verification cut is fitted and stored too (slower).",
         ),
     ] = False,
     out: Annotated[
@@ -139,6 +139,11 @@ def _print(result: Any) -> None:
         f"chosen: upper {c.upper:.4f}, lower {c.lower:.4f} (were {result.before.upper}, "
         f"{result.before.lower})"
     )
+    if c.verify_cut is not None:
+        console.print(
+            f"verification cut {c.verify_cut:.4f} (was {result.before_cut:.4f}): answers whose "
+            "P(yes) is below it are refused"
+        )
     console.print(
         f"expected: {_pct(e['answered'])} of questions answered, {_pct(e['right_of_answered'])} "
         f"of those right, {_pct(e['right_of_answerable'])} of answerable ones right; "
@@ -153,6 +158,12 @@ def _print(result: Any) -> None:
         err.print(
             "[yellow]note:[/] evaluate.upper/lower or evaluate.per_collection are set: "
             "explicit settings take precedence over the stored thresholds",
+            highlight=False,
+        )
+    if result.cut_overridden and c.verify_cut is not None:
+        err.print(
+            "[yellow]note:[/] generate.verify_cut is set: it takes precedence over the stored "
+            "verification cut",
             highlight=False,
         )
 

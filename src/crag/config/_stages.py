@@ -124,7 +124,8 @@ class GenerateSettings(BaseModel):
         ge=0,
         le=1,
         description=(
-            "P(yes) the verification must reach; default 0.75 (chosen on tuning questions). "
+            "P(yes) the verification must reach; default: the cut `crag calibrate --answers` "
+            "stored for the collection, else 0.75 (chosen on tuning questions). "
             "Lower (0.5: yes more likely than no) answers more, wrong answers too; higher "
             "(0.88) refuses more near misses and more right answers (docs/benchmarks.md)."
         ),

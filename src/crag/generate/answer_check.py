@@ -43,7 +43,7 @@ from crag.generate.support import SupportCheck, recite, supported_sentences
 from crag.refine.rewrite_check import content_forms, content_words, forms
 from crag.types import Citation, Strip
 
-__all__ = ["VERIFY_CUT", "Checked", "check_answer", "cite"]
+__all__ = ["VERIFY_CUT", "Checked", "Verification", "check_answer", "cite"]
 
 _END = re.compile(r"([.!?…]*)\s*$")
 # The prompt asks for the short answer and at most one sentence that explains it; a small model
@@ -52,6 +52,22 @@ MAX_EXPLANATION = 2
 # The verification's P(yes) an answer must reach by default (`generate.verify_cut`; chosen on
 # tuning questions, see crag.pipeline.build.verify_cut).
 VERIFY_CUT = 0.75
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    """One verification asked: the short answer, the source it was checked against, the
+    model's P(yes) (NaN: unknown, which never refuses) and the cut it had to reach. Kept
+    typed (the trace, `crag calibrate --answers`, which fits the cut to a collection)."""
+
+    short: str
+    source: int
+    p_yes: float
+    cut: float
+
+    @property
+    def passed(self) -> bool:
+        return math.isnan(self.p_yes) or self.p_yes >= self.cut
 
 
 @dataclass(slots=True)
@@ -63,6 +79,7 @@ class Checked:
     reason: str = ""  # set when the reply cannot be returned as an answer
     evidence: int | None = None  # the source that holds the short answer
     short: str = ""
+    verified: Verification | None = None  # the verification asked, if any
 
 
 def cite(sentence: str, n: int) -> str:
@@ -219,7 +236,8 @@ def check_answer(
             text = " … ".join(s.text for s in evidence) or source.text
             p = verify(question, out.short, replace(source, text=text).shown)
             notes.append(f"verified {out.short!r} against [{out.evidence}]: P(yes) {p:.2f}")
-            if not math.isnan(p) and p < verify_cut:
+            out.verified = Verification(out.short, out.evidence, p, verify_cut)
+            if not out.verified.passed:
                 out.reason = "the passage that holds the answer does not state it as the answer"
                 return out
         # a NaN score compares False: an unknown score does not refuse

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from crag.generate.answer_check import Verification
 from crag.generate.citations import Source
 from crag.generate.reader import Candidate
 from crag.types import Citation
@@ -30,3 +31,6 @@ class Generated:
     # crag's readings (`reread`): the candidate answers, and the sources read alone
     candidates: list[Candidate] = field(default_factory=list)
     read_alone: list[int] = field(default_factory=list)
+    # every verification the answer check asked, in order (the last is the answer's when it
+    # was verified and not refused)
+    verifications: list[Verification] = field(default_factory=list)

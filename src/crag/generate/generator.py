@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from crag.generate.answer_check import VERIFY_CUT, Checked, check_answer
+from crag.generate.answer_check import VERIFY_CUT, Checked, Verification, check_answer
 from crag.generate.citations import MARK, Source, has_words, number_sources
 from crag.generate.declined import declined, without_marker
 from crag.generate.generated import Generated
@@ -135,13 +135,17 @@ class Generator:
             return self._refuse(language, sources, _NOT_IN_SOURCES, notes)
         checked = self._check(raw, question, sources, strips, language, evidence_floor, verify)
         notes += checked.notes
+        asked = [checked.verified] if checked.verified else []
         if checked.reason:
-            return self._refuse(language, sources, checked.reason, notes)
-        if result.finish_reason == "length":
-            notes.append(f"answer cut at max_tokens={self.max_tokens}")
-        return Generated(
-            checked.text, checked.citations, False, language, sources, notes, checked.support
-        )
+            out = self._refuse(language, sources, checked.reason, notes)
+        else:
+            if result.finish_reason == "length":
+                notes.append(f"answer cut at max_tokens={self.max_tokens}")
+            out = Generated(
+                checked.text, checked.citations, False, language, sources, notes, checked.support
+            )
+        out.verifications = asked
+        return out
 
     def _reread(
         self,
@@ -176,9 +180,10 @@ class Generator:
             if (reading := self._read_alone(question, src, language, extra)) is not None:
                 alone.append(reading)
         found += candidates(alone, question, sources, notes)
+        asked: list[Verification] = []
         out = self._choose(found, bool(read), question, sources, strips, language, notes,
-                           evidence_floor, verify, finish_reason)  # fmt: skip
-        out.candidates, out.read_alone = found, read
+                           evidence_floor, verify, finish_reason, asked)  # fmt: skip
+        out.candidates, out.read_alone, out.verifications = found, read, asked
         return out
 
     def _choose(
@@ -193,9 +198,11 @@ class Generator:
         evidence_floor: float | None,
         verify: Verify | None,
         finish_reason: str | None,
+        asked: list[Verification],
     ) -> Generated:
         """The first of the ranked candidates that passes the answer check, or a refusal.
-        `read`: some source was read alone (corroboration needs one to have declined)."""
+        `read`: some source was read alone (corroboration needs one to have declined);
+        `asked` receives each verification the checks ask."""
         if not found:
             return self._refuse(language, sources, _NOT_IN_SOURCES, notes)
         notes.append("candidates: " + "; ".join(
@@ -215,6 +222,8 @@ class Generator:
                 cand.reply, question, sources, strips, language, evidence_floor, verify
             )
             notes += checked.notes
+            if checked.verified:
+                asked.append(checked.verified)
             if checked.reason:
                 reason = reason or checked.reason
                 continue

@@ -25,8 +25,10 @@ __all__ = [
     "CALIBRATION_FILE",
     "calibration_path",
     "evaluator_name",
+    "generator_name",
     "read_calibration",
     "stored_thresholds",
+    "stored_verify_cut",
     "write_calibration",
 ]
 
@@ -49,6 +51,12 @@ def evaluator_name(evaluate: EvaluateSettings, grader_model: str) -> str:
     if evaluate.method == "llm":
         return f"llm-judge:{grader_model.lower()}"
     return f"{evaluate.method}:{evaluate.model}"
+
+
+def generator_name(generator: Any) -> str:
+    """`<provider>:<model>` of the generator settings (`llm.generator`): the verification that
+    `crag calibrate --answers` fits a cut for is asked of that model."""
+    return f"{generator.provider}:{generator.model}"
 
 
 def read_calibration(data_dir: Path, collection: str) -> dict[str, Any] | None:
@@ -111,3 +119,31 @@ def write_calibration(data_dir: Path, collection: str, record: dict[str, Any]) -
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def stored_verify_cut(
+    data_dir: Path | None,
+    collection: str,
+    evaluate: EvaluateSettings,
+    grader_model: str,
+    generator: str,
+) -> float | None:
+    """The verification cut `crag calibrate --answers` stored for this collection, when it was
+    measured with this evaluator and this generator (`generator_name`), else None."""
+    if data_dir is None:
+        return None
+    record = read_calibration(data_dir, collection)
+    if record is None or record.get("verify_cut") is None:
+        return None
+    wanted = evaluator_name(evaluate, grader_model)
+    if record.get("evaluator") != wanted or record.get("generator") != generator:
+        log.info(
+            "verification cut of %r is for %s with %s, not %s with %s: not used",
+            collection, record.get("evaluator"), record.get("generator"), wanted, generator,
+        )  # fmt: skip
+        return None
+    cut = record["verify_cut"]
+    if not isinstance(cut, int | float) or not 0.0 <= cut <= 1.0:
+        log.warning("%s: verify_cut %r ignored", calibration_path(data_dir, collection), cut)
+        return None
+    return float(cut)

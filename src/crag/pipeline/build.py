@@ -175,7 +175,9 @@ def make_policy(settings: Settings) -> Any:
 
 
 def verify_cut(settings: Settings) -> float:
-    """The answer check's P(yes) cut: `generate.verify_cut` when set, else 0.75.
+    """The answer check's P(yes) cut: `generate.verify_cut` when set, else the cut `crag
+    calibrate --answers` stored for the collection (measured with this evaluator and this
+    generator), else 0.75.
 
     Chosen on SQuAD-en's tuning part (never the reported questions) by a rule fixed before
     the figures: the largest cut (of 0.6–0.8 by 0.05) that removes more wrong answers than
@@ -185,10 +187,18 @@ def verify_cut(settings: Settings) -> float:
     answered 13 → 4 of 30 (docs/benchmarks.md#the-verification-cut). 0.88 (the 1.5B judge's
     high-precision threshold) refused most right answers too."""
     from crag.generate.answer_check import VERIFY_CUT
+    from crag.grading.stored import generator_name, stored_verify_cut
 
     if settings.generate.verify_cut is not None:
         return settings.generate.verify_cut
-    return VERIFY_CUT
+    stored = stored_verify_cut(
+        settings.data_dir,
+        settings.collection,
+        settings.evaluate,
+        settings.llm.grader.model,
+        generator_name(settings.llm.generator),
+    )
+    return VERIFY_CUT if stored is None else stored
 
 
 def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline:

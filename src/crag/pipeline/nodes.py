@@ -29,6 +29,7 @@ from crag.trace import (
     StripRecord,
     Thresholds,
     TracePart,
+    VerificationRecord,
     WebRecord,
     judge_score,
 )
@@ -220,8 +221,17 @@ def _generate(
         )
         for k in generated.candidates
     ]
+    verified = [
+        VerificationRecord(
+            short=v.short, source=v.source, p_yes=judge_score(v.p_yes), cut=v.cut, passed=v.passed
+        )
+        for v in generated.verifications
+    ]
     part = TracePart(
-        notes=list(generated.notes), candidates=readings, read_alone=generated.read_alone
+        notes=list(generated.notes),
+        candidates=readings,
+        read_alone=generated.read_alone,
+        verifications=verified,
     )
     return {"generated": generated, "trace": log.part(part)}
 

@@ -214,9 +214,9 @@ def test_answers_use_the_generators_real_outcome(setup) -> None:
     from crag.calibrate.scoring import answer_outcome
 
     _, index, pipeline, _ = setup
-    c = replace(
-        pipeline.components, generator=replace(pipeline.components.generator, llm=Answerer())
-    )
+    verifier = Sure(0.62)
+    generator = replace(pipeline.components.generator, llm=Answerer(), verifier=verifier)
+    c = replace(pipeline.components, generator=generator)
     rhine = next(
         ch
         for info in index.sources()
@@ -226,5 +226,20 @@ def test_answers_use_the_generators_real_outcome(setup) -> None:
     question, answer = DOCS["rhine.txt"][1]
     got = answer_outcome(c, question, rhine, answer, "answerable")
     assert got["right"] and not got["refused"], got
+    # every answer is verified, whatever the verdict, and never refused by the cut (0.62 is
+    # below the default 0.75): its P(yes) is journalled for the cut to be chosen later
+    assert got["verified"] == pytest.approx(0.62) and verifier.asked == 1
     missed = answer_outcome(c, question, rhine, answer, NEAR_MISS, extra=5)
     assert missed["refused"] and not missed["right"], missed
+    assert missed["verified"] is None
+
+
+class Sure:
+    """The answer check's verifier: one fixed P(yes); counts its calls."""
+
+    def __init__(self, p: float) -> None:
+        self.p, self.asked = p, 0
+
+    def score(self, question: str, passages: list[str]) -> list[float]:
+        self.asked += 1
+        return [self.p for _ in passages]

@@ -7,7 +7,15 @@ import math
 
 import pytest
 
-from crag.calibrate.search import Observation, candidates, choose_thresholds, curve, point
+from crag.calibrate.search import (
+    MIN_CUT,
+    Observation,
+    candidates,
+    choose_thresholds,
+    curve,
+    cut_candidates,
+    point,
+)
 
 
 def answerable(*scores: float, gold: int | None = 0) -> Observation:
@@ -109,3 +117,46 @@ def test_bad_input() -> None:
         choose_thresholds([], 0.1)
     with pytest.raises(ValueError):
         choose_thresholds([near(0.1)], 1.5)
+
+
+def said(answerable_: bool, p: float | None, right: bool = True) -> Observation:
+    """A question every threshold lets through, answered, with verification P(yes) `p`."""
+    gold = (answerable_,)
+    return Observation(answerable_, (0.9,), gold, generated=True, generated_right=right, verified=p)
+
+
+def test_the_verification_cut_is_fitted_when_answers_were_verified() -> None:
+    # right answers at 0.6-0.9, near misses answered at 0.55 and 0.65: a cut between 0.55
+    # and 0.6 keeps every right answer and one near miss (within a 50 % budget of 2); the
+    # evaluator's scores cannot tell them apart (all 0.9)
+    obs = [said(True, p) for p in (0.6, 0.7, 0.8, 0.9)] + [said(False, 0.55), said(False, 0.65)]
+    assert cut_candidates(obs) == [0.5, 0.575, 0.625, 0.675, 0.75, 0.85, 0.95]
+    c = choose_thresholds(obs, 0.5)
+    assert c.verify_cut == pytest.approx(0.575) and c.at_lower["right_n"] == 4
+    assert c.at_lower["hallucinated_n"] == 1 and c.budget_met
+    # no near miss allowed: the cut above 0.65 costs the 0.6 answer, the least it can
+    strict = choose_thresholds(obs, 0.0)
+    assert strict.verify_cut == pytest.approx(0.675) and strict.at_lower["right_n"] == 3
+    assert {p["cut"] for p in strict.cuts} == set(cut_candidates(obs))
+    assert strict.to_json()["verify_cut"] == strict.verify_cut
+
+
+def test_of_equal_cuts_the_highest_and_never_below_one_half() -> None:
+    # right answers at 0.85 and 0.9, wrong ones at 0.3 and 0.6: cuts 0.5 and 0.725 both keep
+    # the two right answers within a 50 % budget; the higher, which keeps out the 0.6, wins
+    obs = [said(True, 0.9), said(True, 0.85), said(False, 0.3), said(False, 0.6)]
+    assert cut_candidates(obs) == [MIN_CUT, 0.725, 0.875, 0.95] and MIN_CUT == 0.5
+    c = choose_thresholds(obs, 0.5)
+    assert c.verify_cut == pytest.approx(0.725) and c.at_lower["right_n"] == 2
+    assert c.at_lower["hallucinated_n"] == 0
+    # an answer given without verification (None) is never refused by a cut: a near miss
+    # answered so counts against the budget at every cut
+    unverified = [*obs, said(False, None, right=False)]
+    assert all(point(unverified, 0.0, cut)["hallucinated_n"] >= 1 for cut in (0.5, 0.95))
+
+
+def test_without_verified_answers_no_cut_is_chosen() -> None:
+    obs = [answerable(0.9), near(0.1)]
+    assert cut_candidates(obs) == [] and choose_thresholds(obs, 0.1).verify_cut is None
+    unverified = [said(True, None), said(False, None)]
+    assert choose_thresholds(unverified, 0.5).verify_cut is None

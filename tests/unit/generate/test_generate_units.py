@@ -7,6 +7,7 @@ source's sentence, is tested in test_quote.py."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from functools import partial
 
@@ -284,6 +285,26 @@ def test_when_the_evaluator_is_unsure_the_passage_must_state_the_answer() -> Non
     quiet = FixedVerifier(0.0)
     Written(ScriptedLLM("Buzz Aldrin [2]"), verifier=quiet).generate(question, strips(*MOON))
     assert quiet.seen == []
+
+
+def test_each_verification_is_recorded_with_its_cut() -> None:
+    question = "Who was the second person to walk on the moon?"
+    for reread in (False, True):
+        gen = Written(ScriptedLLM("Buzz Aldrin [2]"), verifier=FixedVerifier(0.6))
+        out = gen.generate(question, strips(*MOON), evidence_floor=0.1, reread=reread)
+        assert out.refused and len(out.verifications) >= 1
+        first = out.verifications[0]
+        assert (first.short, first.source, first.p_yes, first.cut) == ("Buzz Aldrin", 2, 0.6, 0.75)
+        assert not first.passed
+        low = Written(ScriptedLLM("Buzz Aldrin [2]"), verifier=FixedVerifier(0.6), verify_cut=0.5)
+        out = low.generate(question, strips(*MOON), evidence_floor=0.1, reread=reread)
+        assert not out.refused and out.verifications[-1].passed
+    nan = Written(ScriptedLLM("Buzz Aldrin [2]"), verifier=FixedVerifier(math.nan))
+    out = nan.generate(question, strips(*MOON), evidence_floor=0.1)
+    assert not out.refused and out.verifications[0].passed  # unknown never refuses
+    # not verified (a CORRECT verdict): nothing recorded
+    quiet = Written(ScriptedLLM("Buzz Aldrin [2]"), verifier=FixedVerifier(0.0))
+    assert quiet.generate(question, strips(*MOON)).verifications == []
 
 
 def test_verify_correct_checks_the_span_under_a_correct_verdict_too() -> None:

@@ -11,8 +11,10 @@ from crag.config import load_settings
 from crag.grading.stored import (
     calibration_path,
     evaluator_name,
+    generator_name,
     read_calibration,
     stored_thresholds,
+    stored_verify_cut,
     write_calibration,
 )
 from crag.grading.thresholds import JUDGE_THRESHOLDS, settings_thresholds, thresholds_for
@@ -116,3 +118,29 @@ def test_build_pipeline_uses_the_stored_thresholds(tmp_path: Path) -> None:
     pipeline = build_pipeline(settings, index, evaluator=Judge(), web=None)
     trigger = pipeline.components.trigger
     assert (trigger.upper, trigger.lower) == (0.7, 0.4)
+
+
+def test_a_stored_verification_cut_applies_to_its_evaluator_and_generator(tmp_path: Path) -> None:
+    from crag.pipeline.build import verify_cut
+
+    s = load_settings(data_dir=tmp_path, collection="notes", evaluate=LLM)
+    gen = generator_name(s.llm.generator)
+    assert gen == f"{s.llm.generator.provider}:{s.llm.generator.model}"
+    assert verify_cut(s) == 0.75  # nothing stored
+    _store(tmp_path, verify_cut=0.6, generator=gen)
+    assert stored_verify_cut(tmp_path, "notes", s.evaluate, GRADER, gen) == 0.6
+    assert verify_cut(s) == 0.6
+    assert stored_verify_cut(tmp_path, "notes", s.evaluate, GRADER, "ollama:llama3") is None
+    ce = load_settings(evaluate={"method": "cross-encoder"}).evaluate
+    assert stored_verify_cut(tmp_path, "notes", ce, GRADER, gen) is None
+    assert stored_verify_cut(tmp_path, "other", s.evaluate, GRADER, gen) is None
+    assert stored_verify_cut(None, "notes", s.evaluate, GRADER, gen) is None
+    # generate.verify_cut, when set, wins over the stored one
+    explicit = load_settings(data_dir=tmp_path, collection="notes", evaluate=LLM,
+                             generate={"verify_cut": 0.88})  # fmt: skip
+    assert verify_cut(explicit) == 0.88
+    # a calibration run without --answers stores none; a broken value is ignored
+    for cut in (None, 1.5, "high"):
+        _store(tmp_path, verify_cut=cut, generator=gen)
+        assert stored_verify_cut(tmp_path, "notes", s.evaluate, GRADER, gen) is None
+        assert verify_cut(s) == 0.75
