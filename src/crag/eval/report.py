@@ -158,6 +158,32 @@ def _near_miss_section(modes: dict[str, Any]) -> list[str]:
     ]
 
 
+def _cuts_section(modes: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for m, s in modes.items():
+        if not (cuts := s.get("verify_cuts")):
+            continue
+        ran = cuts["run_cut"]
+        rows = [
+            [f"{p['cut']:.2f}{' ←' if p['cut'] in ran else ''}", str(p["right"]), str(p["wrong"]),
+             str(p["refused"]), f"{p['should_refuse_answered']} of {p['should_refuse']}"]
+            for p in cuts["points"]
+        ]  # fmt: skip
+        header = ["cut", "right", "wrong", "refused", "should-refuse answered"]
+        out += [
+            f"## The verification cut, replayed ({m})",
+            "",
+            f"{cuts['verified']} questions had an answer verified; ← the run's cut. Replayed "
+            "from the traces: a cut above the run's answer refuses it (the candidates after "
+            "it were never checked); another candidate's answer is judged by its short "
+            "answer (crag.eval.cuts).",
+            "",
+            _table(header, rows),
+            "",
+        ]
+    return out
+
+
 QS = ("p50_ms", "p95_ms")
 
 
@@ -220,6 +246,7 @@ def render_markdown(summary: dict[str, Any]) -> str:
         "",
     ]
     out += _near_miss_section(modes)
+    out += _cuts_section(modes)
     judged = {m: s["evaluator"] for m, s in modes.items() if s["evaluator"]}
     if judged:
         out += [*_evaluator_section(judged), ""]

@@ -35,6 +35,9 @@ Definitions (documented in the README's `crag eval` section as well):
   count among should-refuse above, and are reported apart as well: their refusal rate,
   found-elsewhere and hallucination rate. The evaluator's figures are then split into
   `by_group`: `answerable` (expected answers) and `near_miss`.
+- **verify_cuts**: the verification cut replayed from the traces (`crag.eval.cuts`): for each
+  cut, right / wrong / refused among expected-answer questions and answered among
+  should-refuse ones, had the answer check used that cut.
 - **latency**: p50 / p95 / mean ms per stage (trace.stages_ms) and in total (trace.total_ms).
 - **calls**: model calls and prompt / completion tokens per question, in all and by role.
 """
@@ -48,6 +51,7 @@ from statistics import fmean
 from typing import Any
 
 from crag.datasets.nearmiss import NEAR_MISS
+from crag.eval.cuts import replay_cuts
 from crag.eval.metrics import contains_answer, percentile, token_f1
 from crag.generate.matching import short_answer
 from crag.trace import Trace
@@ -230,6 +234,8 @@ def summarize_mode(records: Sequence[dict[str, Any]], web: bool = False) -> dict
         "calls": _calls(ok),
         "web_failed": _web_failed(ok),
     }
+    if cuts := replay_cuts(ok, lambda r: expects_answer(r, web)):
+        out["verify_cuts"] = cuts
     if near := _near_miss(ok, web):
         out["near_miss"] = near["answers"]
         if out["evaluator"]:
