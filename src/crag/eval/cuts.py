@@ -35,28 +35,27 @@ __all__ = ["CUTS", "replay_cuts"]
 CUTS = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
 
 
-def _first_passing(checks: Sequence[VerificationRecord], cut: float) -> int | None:
-    """Index of the first candidate that passes `cut` (unknown P(yes) always passes)."""
-    for i, v in enumerate(checks):
-        if v.p_yes is None or v.p_yes >= cut:
-            return i
-    return None
-
-
 def _outcome(record: dict[str, Any], checks: list[VerificationRecord], cut: float) -> str:
-    """ "right", "wrong" or "refused" for `record` at `cut` (see the module docstring)."""
+    """ "right", "wrong" or "refused" for `record` at `cut` (see the module docstring).
+
+    The candidates a cut can change are those the run's cut refused, in the order checked,
+    then the run's answer when it was verified (checked last: the run stopped there). A check
+    that passed without becoming the answer was refused for another reason (its citation, a
+    contact detail): no cut changes that."""
     gold, language = record.get("answers") or [], record.get("language", "en")
     refused = bool(record["refused"])
-    if not checks or (not refused and not checks[-1].passed):
-        # not verified (or an answer the verification did not decide): as it was
-        keep = not refused and contains_answer(record["answer"], gold, language)
-        return "refused" if refused else ("right" if keep else "wrong")
-    i = _first_passing(checks, cut)
-    if i is None:
+    answered = not refused and bool(checks) and checks[-1].passed
+    failed = [v for v in (checks[:-1] if answered else checks) if not v.passed]
+    for v in failed:
+        if v.p_yes is not None and v.p_yes >= cut:
+            return "right" if contains_answer(v.short, gold, language) else "wrong"
+    if answered and (checks[-1].p_yes is None or checks[-1].p_yes >= cut):
+        answered_right = contains_answer(record["answer"], gold, language)
+    elif refused or answered:  # refused at the run's cut, or at this one
         return "refused"
-    if not refused and i == len(checks) - 1:  # the run's own answer
-        return "right" if contains_answer(record["answer"], gold, language) else "wrong"
-    return "right" if contains_answer(checks[i].short, gold, language) else "wrong"
+    else:  # not verified: as it was
+        answered_right = contains_answer(record["answer"], gold, language)
+    return "right" if answered_right else "wrong"
 
 
 def replay_cuts(

@@ -70,6 +70,16 @@ def test_each_cut_answers_with_the_first_candidate_that_passes() -> None:
     assert at(cuts, 0.95) == (1, 0, 3, 0)  # only the unverified answer is left
 
 
+def test_a_check_that_passed_but_was_refused_for_another_reason_stays_refused() -> None:
+    # "Aldrin" passed its verification (0.9) and was still refused (e.g. its answer cited no
+    # source); "Collins" failed at 0.7: only Collins can change, from 0.7 down
+    other = [record("I don't know", True, [("Buzz Aldrin", 0.9), ("Collins", 0.7)])]
+    cuts = replay_cuts(other, expects)
+    assert cuts is not None
+    assert at(cuts, 0.75) == (0, 0, 1, 0) and at(cuts, 0.95) == (0, 0, 1, 0)
+    assert at(cuts, 0.7) == (0, 1, 0, 0)
+
+
 def test_unknown_p_passes_every_cut_and_no_verification_means_no_table() -> None:
     unknown = [record("Aldrin [1].", False, [("Aldrin", None)])]
     cuts = replay_cuts(unknown, expects)
