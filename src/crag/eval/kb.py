@@ -79,9 +79,11 @@ def default_collection(dataset_name: str, split: bool) -> str:
 
 def near_miss_settings(settings: Settings, digest: str) -> Settings:
     """Settings for the near-miss collection `<collection>-nearmiss-<digest>`: a separate
-    index (the withheld set is in its name), judged with the full collection's thresholds —
-    those configured for it, or those `crag calibrate` stored for it — so that a near-miss run
-    measures the thresholds the user's questions meet."""
+    index (the withheld set is in its name), judged with the full collection's thresholds and
+    verification cut — those configured for it, or those `crag calibrate` stored for it — so
+    that a near-miss run measures the thresholds the user's questions meet."""
+    from crag.pipeline.build import verify_cut
+
     suffix = f"-nearmiss-{digest}"
     base = settings.collection
     name = base[: 61 - len(suffix)].rstrip("-.") + suffix
@@ -89,6 +91,7 @@ def near_miss_settings(settings: Settings, digest: str) -> Settings:
     per = settings.evaluate.per_collection
     if name not in per:
         per[name] = settings_thresholds(settings, collection=base)
+    settings.generate.verify_cut = verify_cut(settings)  # the base collection's
     settings.collection = name
     return settings
 

@@ -168,6 +168,9 @@ def _setup(s: Settings) -> dict[str, Any]:
 
 
 def _fingerprint(plan: EvalPlan) -> dict[str, Any]:
+    from crag.generate.answer_check import VERIFY_CUT
+    from crag.pipeline.build import verify_cut
+
     s = plan.settings
     found = {
         "dataset": str(plan.data.path.resolve()),
@@ -178,6 +181,9 @@ def _fingerprint(plan: EvalPlan) -> dict[str, Any]:
         "rerank": [s.rerank.model, s.rerank.top_k, *([s.rerank.weight] if s.rerank.model else [])],
         "refine": s.refine.mode,
     }
+    cut = verify_cut(s)
+    if cut != VERIFY_CUT:  # only then: runs at the default cut stay resumable as they were
+        found["verify_cut"] = cut
     if plan.near_miss:  # only then: runs without it stay resumable as they were
         nm = plan.near_miss
         found["near_miss"] = {"share": nm.share, "withheld": nm.digest, "units": len(nm.withheld)}

@@ -86,3 +86,31 @@ def test_near_miss_is_judged_with_the_thresholds_calibrated_for_the_full_collect
     write_calibration(s.data_dir, "eval-tiny", {"evaluator": evaluator, "upper": 0.4, "lower": 0.3})
     plan = plan_eval(EvalConfig(dataset, limit=10, near_miss=0.5), settings)
     assert _fingerprint(plan)["thresholds"] == {"upper": 0.4, "lower": 0.3}
+
+
+def test_near_miss_is_verified_with_the_cut_calibrated_for_the_full_collection(
+    tmp_path: Path, dataset: Path
+) -> None:
+    from crag.grading.stored import evaluator_name, generator_name, write_calibration
+    from crag.pipeline.build import verify_cut
+
+    settings = Settings(data_dir=tmp_path / "data")
+    default = plan_eval(EvalConfig(dataset, limit=10, near_miss=0.5), settings)
+    assert verify_cut(default.settings) == 0.75
+    assert "verify_cut" not in _fingerprint(default)  # runs at the default cut resume as before
+    s = default.settings
+    write_calibration(
+        s.data_dir,
+        "eval-tiny",
+        {
+            "evaluator": evaluator_name(s.evaluate, s.llm.grader.model),
+            "generator": generator_name(s.llm.generator),
+            "upper": 0.4,
+            "lower": 0.3,
+            "verify_cut": 0.6,
+        },
+    )
+    plan = plan_eval(EvalConfig(dataset, limit=10, near_miss=0.5), settings)
+    assert verify_cut(plan.settings) == 0.6 and _fingerprint(plan)["verify_cut"] == 0.6
+    plain = plan_eval(EvalConfig(dataset, limit=10), settings)
+    assert verify_cut(plain.settings) == 0.6 and _fingerprint(plain)["verify_cut"] == 0.6
