@@ -4,9 +4,10 @@ For each sampled chunk the LLM (the generator role) writes one factoid question 
 answers and the short answer, as JSON. What it writes is checked before it is used, because a
 small model's output is often unusable: the reply must be JSON with both fields; the answer must
 occur in the chunk (as whole normalised words, the rule `crag eval` matches answers by) and be
-short; the question must read as a question on its own (no "the passage", "this text") and must
-not contain its answer. A rejected reply is asked again with a fresh seed and some temperature,
-a bounded number of times; a chunk that never gets a usable question is recorded as rejected
+short; the question must read as a question on its own (no "the passage", "this text", no
+"we", "this code" or "the example" of the page it came from) and must not contain its answer.
+A rejected reply is asked again with a fresh seed and some temperature, a bounded number of
+times; a chunk that never gets a usable question is recorded as rejected
 and the sample moves on.
 
 The sample goes round the sources (seeded order of sources, seeded order of chunks within each
@@ -58,6 +59,14 @@ _DEICTIC = re.compile(
     r"the article|this article|the author)\b",
     re.IGNORECASE,
 )
+# A question that leans on where it was written: the author's "we" ("What do we need to
+# await?"), "this"/"these" ("this code"), and the parts of a page ("the example", "the
+# following"). Asked without the page it is vague, and a near miss's answer to it is no
+# hallucination. Lower-case pronouns only: "US" is a country.
+_CONTEXTUAL = re.compile(
+    r"\b(?:we|our|us)\b|\b(?:[Tt]his|[Tt]hese|[Tt]he following|[Tt]he example|"
+    r"[Tt]he listing|[Tt]he snippet|[Tt]he figure)\b|^We\b"
+)
 _QUOTES = "\"'`“”‘’«» "
 
 
@@ -96,6 +105,8 @@ def parse_question(reply: str, passage: str) -> GeneratedQuestion | Rejected:
         question = question.rstrip(".!:;") + "?"
     if _DEICTIC.search(question):
         return Rejected("question refers to the passage", reply)
+    if _CONTEXTUAL.search(question):
+        return Rejected("question leans on its page (we, this, the example)", reply)
     if not contains_answer(passage, [answer]):
         return Rejected("answer not in the chunk", reply)
     if contains_answer(question, [answer]):

@@ -45,6 +45,9 @@ def test_a_good_reply_is_accepted_and_tidied() -> None:
         (reply("Height?", "23 metres"), "question too short or too long"),
         (reply("How high? And how wide is it", "23 metres"), "more than a question"),
         (reply("How high is the waterfall in the passage?", "23 metres"), "refers to the passage"),
+        (reply("How high are the falls we describe?", "23 metres"), "leans on its page"),
+        (reply("How high is this waterfall?", "23 metres"), "leans on its page"),
+        (reply("In the example, how high is the fall?", "23 metres"), "leans on its page"),
         (reply("How high is the Rhine Falls?", "40 metres"), "answer not in the chunk"),
         (reply("Is the Rhine Falls 23 metres high?", "23 metres"), "contains the answer"),
         (reply("How high is the Rhine Falls?", "23 met"), "answer not in the chunk"),
@@ -53,6 +56,12 @@ def test_a_good_reply_is_accepted_and_tidied() -> None:
 def test_malformed_or_unusable_replies_are_rejected(text: str, reason: str) -> None:
     got = parse_question(text, PASSAGE)
     assert isinstance(got, Rejected) and reason in got.reason, got
+
+
+def test_a_country_named_us_is_not_the_authors_we() -> None:
+    got = parse_question(reply("How high is the Rhine Falls, a US tourist sight?", "23 metres"),
+                         PASSAGE)  # fmt: skip
+    assert isinstance(got, GeneratedQuestion), got
 
 
 class Scripted:
