@@ -13,12 +13,15 @@ asking every question again:
 - `--corroborate`: `generate.corroborate` on. An answer given under a verdict other than
   CORRECT whose only candidate came from the reading of all sources (the best source read
   alone gave none) becomes a refusal.
-- `--verify-cut X`: `generate.verify_cut` raised to X. An answer whose verification
-  (the generator's yes/no on its source, noted "verified … P(yes) p") scored below X becomes
-  a refusal. Not exact: a real run then checks the next candidate, if there is one, which
-  may answer; so this is an upper bound on the refusals the cut adds. The note rounds P(yes)
-  to two decimals: an answer noted exactly at the cut may fall either side of it (one did
-  in 40 held-out questions: noted 0.75, refused at 0.75).
+- `--verify-cut X`: `generate.verify_cut` set to X. Traces that hold their verifications
+  as records (`verifications`, since 74bbf58) are replayed both ways by `crag.eval.cuts`
+  (what `crag eval`'s report shows): the first checked candidate that reaches X answers.
+  Older traces only noted them ("verified … P(yes) p"): the cut can only be raised, an
+  answer whose verification scored below X becomes a refusal. Not exact: a real run then
+  checks the next candidate, if there is one, which may answer; so this is an upper bound
+  on the refusals the cut adds. The note rounds P(yes) to two decimals: an answer noted
+  exactly at the cut may fall either side of it (one did in 40 held-out questions: noted
+  0.75, refused at 0.75).
 
 Runs made with the rule already on are read as they are (nothing left to change). Checked
 against a real run: a 60-question tuning run replayed at `--lower 0.15` gave the same outcome
@@ -38,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import console, print_table, write_results
+from crag.eval.cuts import outcome_at
 from crag.eval.metrics import contains_answer
 from crag.eval.summary import expects_answer
 
@@ -97,6 +101,11 @@ def replay(
             return refused
     if corroborate and uncorroborated(r):
         return refused
+    if verify_cut is not None and r["trace"].get("verifications"):
+        got = outcome_at(r, verify_cut)
+        if kind.startswith("near"):
+            return "near_refused" if got == "refused" else "near_answered"
+        return got
     if verify_cut is not None and not r["refused"]:
         p = verified(r)
         if p is not None and p < verify_cut:

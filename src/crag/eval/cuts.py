@@ -29,7 +29,7 @@ from typing import Any
 from crag.eval.metrics import contains_answer
 from crag.trace import Trace, VerificationRecord
 
-__all__ = ["CUTS", "replay_cuts"]
+__all__ = ["CUTS", "outcome_at", "replay_cuts"]
 
 # The cuts shown: 0.5 (yes as likely as no) to 0.95, and the run's own cut.
 CUTS = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
@@ -56,6 +56,12 @@ def _outcome(record: dict[str, Any], checks: list[VerificationRecord], cut: floa
     else:  # not verified: as it was
         answered_right = contains_answer(record["answer"], gold, language)
     return "right" if answered_right else "wrong"
+
+
+def outcome_at(record: dict[str, Any], cut: float) -> str:
+    """ "right", "wrong" or "refused" for a stored eval record had the cut been `cut`."""
+    checks = list(Trace.model_validate(record["trace"]).verifications)
+    return _outcome(record, checks, cut)
 
 
 def replay_cuts(
