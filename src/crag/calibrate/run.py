@@ -118,6 +118,7 @@ def run_calibration(
     `index`, `pipeline` (its components are used) and `llm` (writes the questions) default to
     those the settings describe. `on_start(total)` is called once, `on_step(note)` after each
     question is done (resumed ones included)."""
+    from crag.generate.answer_check import VERIFY_CUT
     from crag.grading.stored import evaluator_name, write_calibration
     from crag.grading.thresholds import settings_thresholds
     from crag.pipeline.build import verify_cut
@@ -175,7 +176,9 @@ def run_calibration(
             f"({len(rejected)} rejected; see {journal.path})"
         )
     observations = collector.observations(done)
-    choice = choose_thresholds(observations, config.max_hallucination)
+    # the verification cut is only raised from the default (crag.calibrate.search: generated
+    # questions are easier than real ones)
+    choice = choose_thresholds(observations, config.max_hallucination, min_cut=VERIFY_CUT)
     warnings = list(choice.warnings)
     if len(done) < config.questions:
         warnings.append(

@@ -141,9 +141,9 @@ def test_the_verification_cut_is_fitted_when_answers_were_verified() -> None:
     assert strict.to_json()["verify_cut"] == strict.verify_cut
 
 
-def test_of_equal_cuts_the_highest_and_never_below_one_half() -> None:
+def test_of_equal_cuts_the_one_answering_fewer_near_misses_and_never_below_one_half() -> None:
     # right answers at 0.85 and 0.9, wrong ones at 0.3 and 0.6: cuts 0.5 and 0.725 both keep
-    # the two right answers within a 50 % budget; the higher, which keeps out the 0.6, wins
+    # the two right answers within a 50 % budget; 0.725 keeps out the 0.6 and wins
     obs = [said(True, 0.9), said(True, 0.85), said(False, 0.3), said(False, 0.6)]
     assert cut_candidates(obs) == [MIN_CUT, 0.725, 0.875, 0.95] and MIN_CUT == 0.5
     c = choose_thresholds(obs, 0.5)
@@ -153,6 +153,16 @@ def test_of_equal_cuts_the_highest_and_never_below_one_half() -> None:
     # answered so counts against the budget at every cut
     unverified = [*obs, said(False, None, right=False)]
     assert all(point(unverified, 0.0, cut)["hallucinated_n"] >= 1 for cut in (0.5, 0.95))
+
+
+def test_the_cut_is_only_chosen_from_min_cut_up() -> None:
+    # the case above, with the default cut 0.75 as the floor: 0.725 is no longer a candidate
+    obs = [said(True, 0.9), said(True, 0.85), said(False, 0.3), said(False, 0.6)]
+    assert cut_candidates(obs, 0.75) == [0.75, 0.875, 0.95]
+    c = choose_thresholds(obs, 0.5, min_cut=0.75)
+    # 0.75 and 0.875 keep both right answers and no near miss: of equals, the lower
+    assert c.verify_cut == pytest.approx(0.75) and c.at_lower["right_n"] == 2
+    assert cut_candidates(obs, 0.2)[0] == MIN_CUT  # never below one half
 
 
 def test_without_verified_answers_no_cut_is_chosen() -> None:
