@@ -9,7 +9,8 @@ cut would have done:
 - the first verified candidate whose P(yes) reaches the cut (or is unknown) is the answer;
 - none reaching it: refused;
 - a question whose answer was not verified (a CORRECT verdict, plain RAG) or that was refused
-  before any verification keeps its outcome at every cut.
+  before any verification keeps its outcome at every cut, and so does a candidate that passed
+  its verification and was refused for another reason.
 
 Two approximations, both named in the report: a candidate that the run never checked (it
 came after the one that passed) is not known, so a cut above the run's answer refuses rather
@@ -18,7 +19,7 @@ short answer alone (the run's answers are judged as `accuracy` judges them, on t
 text).
 
 So users who label their own questions (`crag eval my.jsonl --collection notes`) choose the cut
-on real questions, beside `crag calibrate --answers`, which chooses it on generated ones.
+on real questions; `crag calibrate --answers`, on generated ones, only raises it.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ CUTS = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
 
 
 def _outcome(record: dict[str, Any], checks: list[VerificationRecord], cut: float) -> str:
-    """ "right", "wrong" or "refused" for `record` at `cut` (see the module docstring).
+    """The outcome of `record` at `cut`: right, wrong or refused (module docstring).
 
     The candidates a cut can change are those the run's cut refused, in the order checked,
     then the run's answer when it was verified (checked last: the run stopped there). A check
@@ -59,7 +60,7 @@ def _outcome(record: dict[str, Any], checks: list[VerificationRecord], cut: floa
 
 
 def outcome_at(record: dict[str, Any], cut: float) -> str:
-    """ "right", "wrong" or "refused" for a stored eval record had the cut been `cut`."""
+    """The outcome (right, wrong or refused) of a stored eval record had the cut been `cut`."""
     checks = list(Trace.model_validate(record["trace"]).verifications)
     return _outcome(record, checks, cut)
 
