@@ -7,8 +7,8 @@ occur in the chunk (as whole normalised words, the rule `crag eval` matches answ
 short; the question must read as a question on its own (no "the passage", "this text", no
 "we", "this code" or "the example" of the page it came from) and must not contain its answer.
 A rejected reply is asked again with a fresh seed and some temperature, a bounded number of
-times; a chunk that never gets a usable question is recorded as rejected
-and the sample moves on.
+times; a chunk that never gets a usable question is recorded as rejected and the sample moves
+on.
 
 The sample goes round the sources (seeded order of sources, seeded order of chunks within each
 one), so a folder of many files is covered evenly rather than by its longest file.
