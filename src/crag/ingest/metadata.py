@@ -43,11 +43,12 @@ __all__ = [
 # stored under an earlier digest is read again once, though its bytes did not change. Markdown
 # and HTML chunks gained their section's heading path (crag.headings), HTML became Markdown;
 # PDF pages lost their running heads and page numbers and gained the outline's sections;
-# EPUB chapters' and reStructuredText files' chunks gained their sections; Markdown and HTML
-# paragraphs lost their line wraps and are chunked at sentence ends (crag.ingest.soft_breaks).
+# EPUB chapters' and reStructuredText files' chunks gained their sections; Markdown, HTML and
+# reStructuredText paragraphs lost their line wraps and are chunked at sentence ends
+# (crag.ingest.soft_breaks, crag.ingest.rst_breaks).
 LAYOUTS = {
     "epub": "headings-1",
-    "rst": "headings-1",
+    "rst": "wraps-1",
     "md": "wraps-1",
     "markdown": "wraps-1",
     "html": "wraps-1",

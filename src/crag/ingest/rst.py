@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 
 from crag.errors import LoaderError
+from crag.ingest.rst_breaks import join_rst_breaks
 from crag.types import Document, Heading
 
 __all__ = ["load_rst", "rst_headings"]
@@ -79,6 +80,7 @@ def load_rst(path: str, text: str) -> tuple[list[Document], list[str]]:
     document's title), else the file name."""
     if not text.strip():
         raise LoaderError(path, "no text")
+    text = join_rst_breaks(text)  # paragraphs on one line, as rendered (chunks end at stops)
     headings = rst_headings(text)
     top = [h for h in headings if h.level == headings[0].level]
     title = headings[0].text if len(top) == 1 else Path(path).stem
