@@ -34,6 +34,8 @@ from crag.types import Chunk, Document
 
 __all__ = ["Chunker", "chunk_id", "pieces"]
 
+# a section's first chunk this short, with no paragraph break, is its heading alone
+_HEADING_CHARS = 160
 _SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f\u061f\u0964][\"')\]]*\s")
 
 
@@ -104,7 +106,7 @@ class Chunker:
         # cut at the headings in force: the loader's marks, else the Markdown's own
         starts = headings.starts if headings is not None else []
         cuts = sorted({offset for offset in starts if 0 < offset < len(doc.text)})
-        for start, text in self._sections(doc.text, cuts):
+        for start, text in self._sections(doc.text, cuts, set(starts)):
             cid = chunk_id(doc.source, doc.doc_id, text)
             if cid in seen:  # the same text twice in one unit adds nothing to retrieval
                 continue
@@ -129,15 +131,15 @@ class Chunker:
             )
         return chunks
 
-    def _sections(self, text: str, cuts: list[int]) -> Iterator[tuple[int, str]]:
+    def _sections(self, text: str, cuts: list[int], heads: set[int]) -> Iterator[tuple[int, str]]:
         """Chunks that never run on past a heading (one the loader placed, `Document.headings`:
         a PDF's outline, reStructuredText titles, EPUB headings; or a Markdown heading): the
         text is cut at each, and neighbouring sections are split together while they fit in
         one chunk. Why: the plain splitter knows no headings, and a chunk ended with the next
         section's title ("Ferries leave at dawn. max_queue_size -----"), which then named the
-        wrong section."""
+        wrong section. `heads`: where headings start (one may open the text, at no cut)."""
         if not cuts:
-            yield from self._indices(text)
+            yield from self._with_heading(text, 0, len(text), heads)
             return
         bounds = [0, *cuts, len(text)]
         begin = 0
@@ -146,9 +148,35 @@ class Chunker:
             after = bounds[i + 1] if i + 1 < len(bounds) else None
             if after is not None and after - begin <= self.chunk_size:
                 continue  # the next section fits with this group: keep them together
-            for start, chunk in self._indices(text[begin:end]):
-                yield begin + start, chunk
+            yield from self._with_heading(text, begin, end, heads)
             begin = end
+
+    def _with_heading(
+        self, text: str, begin: int, end: int, heads: set[int]
+    ) -> Iterator[tuple[int, str]]:
+        """The chunks of the section group `text[begin:end]`, its heading kept with the text
+        below it. The splitter fills a chunk with whole paragraphs, and a heading is one: when
+        the first paragraph under it did not fit beside it, the heading was a chunk of its own
+        ("### Teams of Developers"; 4 % of the Rust book's chunks, 14 % of Node.js's
+        Markdown), which names a section and answers nothing. Such a first chunk (it starts at
+        a heading in `heads`, is short and one block) joins the next: that chunk runs over
+        `chunk_size` by the heading's length."""
+        parts = iter(self._indices(text[begin:end]))
+        first = next(parts, None)
+        if first is None:
+            return
+        start, chunk = first
+        following = next(parts, None)
+        alone = begin + start in heads and len(chunk) <= _HEADING_CHARS and "\n\n" not in chunk
+        if following is not None and alone:
+            after, rest = following
+            yield begin + start, text[begin + start : begin + after + len(rest)]
+        else:
+            yield begin + start, chunk
+            if following is not None:
+                yield begin + following[0], following[1]
+        for start, chunk in parts:
+            yield begin + start, chunk
 
     def _indices(self, text: str) -> Iterator[tuple[int, str]]:
         if len(text) <= self.piece_chars:

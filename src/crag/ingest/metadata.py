@@ -45,15 +45,16 @@ __all__ = [
 # PDF pages lost their running heads and page numbers and gained the outline's sections;
 # EPUB chapters' and reStructuredText files' chunks gained their sections; Markdown, HTML and
 # reStructuredText paragraphs lost their line wraps and are chunked at sentence ends
-# (crag.ingest.soft_breaks, crag.ingest.rst_breaks).
+# (crag.ingest.soft_breaks, crag.ingest.rst_breaks); a section's heading is no longer a chunk
+# of its own when the paragraph under it did not fit beside it (crag.ingest.chunking).
 LAYOUTS = {
-    "epub": "headings-1",
+    "epub": "headings-2",
     "rst": "wraps-1",
-    "md": "wraps-1",
-    "markdown": "wraps-1",
-    "html": "wraps-1",
-    "htm": "wraps-1",
-    "pdf": "outline-1",
+    "md": "wraps-2",
+    "markdown": "wraps-2",
+    "html": "wraps-2",
+    "htm": "wraps-2",
+    "pdf": "outline-2",
 }
 
 Tags = dict[str, Scalar]
