@@ -42,7 +42,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any
+from typing import Any, NamedTuple
 
 from crag.grading.trigger import ActionTrigger
 from crag.types import Verdict
@@ -163,6 +163,15 @@ def cut_candidates(observations: Sequence[Observation], min_cut: float = MIN_CUT
     return sorted({min(1.0, round(c, 6)) for c in out})
 
 
+class _AtCut(NamedTuple):
+    """One verification cut's curve and its best point (`_best`)."""
+
+    cut: float
+    points: list[dict[str, Any]]
+    best: dict[str, Any]
+    feasible: bool  # the best point is within the budget
+
+
 def _best(points: list[dict[str, Any]], budget: float) -> tuple[dict[str, Any], bool]:
     """The point with the most right answers within `budget` (of equals the highest
     threshold), and True; else the least hallucinating one (highest), and False."""
@@ -230,19 +239,19 @@ def choose_thresholds(
     if not 0.0 <= max_hallucination <= 1.0:
         raise ValueError("max_hallucination must be between 0 and 1")
     cuts = cut_candidates(observations, min_cut)
-    by_cut: list[tuple[float, list[dict[str, Any]], dict[str, Any], bool]] = []
+    by_cut: list[_AtCut] = []
     for cut in cuts or [0.0]:
         points = curve(observations, cut)
-        by_cut.append((cut, points, *_best(points, max_hallucination)))
-    if any(feasible for *_, feasible in by_cut):
+        by_cut.append(_AtCut(cut, points, *_best(points, max_hallucination)))
+    if any(b.feasible for b in by_cut):
         # most right within budget; of equals, fewest near misses answered, then the lowest
         # cut (the least departure from the default, which was chosen on real questions)
         pick = max(
-            (b for b in by_cut if b[3]),
-            key=lambda b: (b[2]["right_n"], -b[2]["hallucinated_n"], -b[0]),
+            (b for b in by_cut if b.feasible),
+            key=lambda b: (b.best["right_n"], -b.best["hallucinated_n"], -b.cut),
         )
     else:
-        pick = max(by_cut, key=lambda b: (-b[2]["hallucination"], b[0]))
+        pick = max(by_cut, key=lambda b: (-b.best["hallucination"], b.cut))
     cut, points, at_lower, feasible = pick
     warnings: list[str] = []
     if not feasible:  # even answering nothing the budget is missed (unscorable chunks)
@@ -289,5 +298,7 @@ def choose_thresholds(
         near_miss=near,
         warnings=warnings,
         verify_cut=cut if cuts else None,
-        cuts=[{"cut": c, **best, "within_budget": ok} for c, _, best, ok in by_cut] if cuts else [],
+        cuts=[{"cut": b.cut, **b.best, "within_budget": b.feasible} for b in by_cut]
+        if cuts
+        else [],
     )

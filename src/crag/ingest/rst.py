@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 
 from crag.errors import LoaderError
-from crag.ingest.rst_breaks import join_rst_breaks
+from crag.ingest.rst_breaks import adornment, join_rst_breaks
 from crag.types import Document, Heading
 
 __all__ = ["load_rst", "rst_headings"]
@@ -30,7 +30,6 @@ __all__ = ["load_rst", "rst_headings"]
 _INLINE = re.compile(r"(``|`|\*\*|\*)(\S(?:.*?\S)?)\1")
 # `a phrase`_ or `a phrase <https://…>`_: a hyperlink reference, read as its phrase
 _REFERENCE = re.compile(r"`([^`<]+?)\s*(?:<[^>]*>)?`__?")
-_ADORNMENT = re.compile(r"""^([!-/:-@\[-`{-~])\1{2,}[ \t]*$""")  # one punctuation char, ≥ 3
 
 
 def _plain(title: str) -> str:
@@ -40,12 +39,6 @@ def _plain(title: str) -> str:
     text = _REFERENCE.sub(r"\1", title)
     text = _INLINE.sub(r"\2", text)
     return " ".join(text.split())
-
-
-def _adornment(line: str) -> str:
-    """The character a line of adornment repeats; "" when the line is not one."""
-    m = _ADORNMENT.match(line)
-    return m.group(1) if m else ""
 
 
 def rst_headings(text: str) -> list[Heading]:
@@ -60,11 +53,11 @@ def rst_headings(text: str) -> list[Heading]:
     out: list[Heading] = []
     i = 0
     while i + 1 < len(bare):
-        title, under = bare[i], _adornment(bare[i + 1])
-        overlined = bool(under) and i > 0 and _adornment(bare[i - 1]) == under
+        title, under = bare[i], adornment(bare[i + 1])
+        overlined = bool(under) and i > 0 and adornment(bare[i - 1]) == under
         first = i - 1 if overlined else i  # the title's first line: its overline, if any
         opens = first == 0 or not bare[first - 1].strip()  # after a blank line
-        if under and title.strip() and not title[0].isspace() and not _adornment(title) and opens:
+        if under and title.strip() and not title[0].isspace() and not adornment(title) and opens:
             style = (under, overlined)
             level = levels.setdefault(style, len(levels) + 1)
             out.append(Heading(starts[first], level, _plain(title)))

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["join_rst_breaks"]
+__all__ = ["adornment", "join_rst_breaks"]
 
-_ADORNMENT = re.compile(r"""^([!-/:-@\[-`{-~])\1{2,}[ \t]*$""")  # a title's under/overline
+_ADORNMENT = re.compile(r"""^([!-/:-@\[-`{-~])\1{2,}[ \t]*$""")  # one punctuation char, ≥ 3
 _SIMPLE_TABLE = re.compile(r"^\s*=+(?:[ \t]+=+)+\s*$")  # "=====  ======"
 _GRID = re.compile(r"^\s*[+|]")  # a grid table's border or row, or a line block
 _EXPLICIT = re.compile(r"^\s*\.\.(?:\s|$)")  # directive, comment, target, footnote
@@ -35,13 +35,20 @@ _OPENS = re.compile(
 )
 
 
+def adornment(line: str) -> str:
+    """The character a line of adornment (a title's underline or overline, a transition)
+    repeats; "" when the line is not one."""
+    m = _ADORNMENT.match(line)
+    return m.group(1) if m else ""
+
+
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
 
 
 def _is_title(lines: list[str], i: int) -> bool:
     """Line `i` is a section title's text: an adornment line follows it."""
-    return i + 1 < len(lines) and bool(_ADORNMENT.match(lines[i + 1].rstrip("\r")))
+    return i + 1 < len(lines) and bool(adornment(lines[i + 1].rstrip("\r")))
 
 
 def _continues_at(line: str, indent: int, opens: re.Match[str] | None) -> int:
@@ -80,7 +87,7 @@ def join_rst_breaks(text: str) -> str:
             out.append(line)
             continue
         verbatim = -1
-        special = _ADORNMENT.match(bare) or _GRID.match(bare) or _is_title(lines, i)
+        special = adornment(bare) or _GRID.match(bare) or _is_title(lines, i)
         if _SIMPLE_TABLE.match(bare):
             table, column = True, -1
             out.append(line)
