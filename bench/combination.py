@@ -26,6 +26,8 @@ paragraph is indexed, the answer is not in it), as many as the answerable ones, 
 with the embedder and stemmer a Turkish collection gets (USE-multilingual, Turkish). `--merge`
 writes only the embedders fitted now into the packaged file; `--rows` keeps the mined rows, so
 a refit does not mine again; `--reuse-eval` reads the collection `crag eval` built.
+`--focus` adds a fourth feature, tried and not adopted (bench/focus.py): the fit and the
+figures then include it, and nothing is written to the package.
 """
 
 from __future__ import annotations
@@ -87,10 +89,11 @@ def _open(name: str, data_dir: Path, reuse_eval: bool) -> tuple[Any, Any, list[A
 
 
 def mine(
-    name: str, part: str, n: int, data_dir: Path, reuse_eval: bool = False
+    name: str, part: str, n: int, data_dir: Path, reuse_eval: bool = False, with_focus: bool = False
 ) -> list[dict[str, Any]]:
     """Feature rows for `n` answerable questions of `part`, each also as a near miss, and (for
     SQuAD-TR) `n` of the dataset's unanswerable questions ("impossible": all chunks negative)."""
+    from bench.focus import document_frequencies, focus, term_weights
     from crag.datasets import evaluator_part
     from crag.datasets.answers import contains_answer
     from crag.index.analyzer import Analyzer
@@ -100,6 +103,7 @@ def mine(
     from crag.models.reranker import rerank
 
     s, index, items = _open(name, data_dir, reuse_eval)
+    chunks, df = document_frequencies(index) if with_focus else (0, None)
     items = [it for it in items if evaluator_part(it.split_key or "") == part]
     random.Random(0).shuffle(items)
     answerable = [it for it in items if it.answerable][:n]
@@ -131,6 +135,9 @@ def mine(
                         for h in top
                     ],
                 }
+                if df is not None:
+                    weights = term_weights(analyzer.terms(it.question), chunks, df)
+                    row["focus"] = [focus(weights, t, analyzer) for t in texts]
                 for e, embedder in embedders.items():
                     q = embedder.embed([it.question], kind="query")[0]
                     d = embedder.embed(texts, kind="document")
@@ -146,7 +153,7 @@ def _pairs(rows: list[dict[str, Any]], embedding: str | None) -> tuple[np.ndarra
     x, y = [], []
     for r in rows:
         for i in range(len(r["ce"])):
-            feats = [logit(r["ce"][i]), r["lex"][i]]
+            feats = [logit(r["ce"][i]), r["lex"][i], *([r["focus"][i]] if "focus" in r else [])]
             if embedding:
                 feats.insert(1, r[embedding][i])
             x.append(feats)
@@ -160,7 +167,10 @@ def fit(rows: list[dict[str, Any]], embedding: str | None) -> dict[str, float]:
     x, y = _pairs(rows, embedding)
     model = LogisticRegression(C=1.0, max_iter=1000).fit(x, y)
     w = model.coef_[0].tolist()
-    out = {"ce": w[0], "lexical": w[-1], "bias": float(model.intercept_[0])}
+    if "focus" in rows[0]:
+        out = {"ce": w[0], "lexical": w[-2], "focus": w[-1], "bias": float(model.intercept_[0])}
+    else:
+        out = {"ce": w[0], "lexical": w[-1], "bias": float(model.intercept_[0])}
     if embedding:
         out["cosine"] = w[1]
     return out
@@ -175,8 +185,17 @@ def question_scores(rows: list[dict[str, Any]], w: dict[str, float], embedding: 
     for r in rows:
         cos = r[embedding] if embedding else [0.0] * len(r["ce"])
         p = [c.probability(a, b, d) for a, b, d in zip(r["ce"], cos, r["lex"], strict=True)]
+        if "focus" in r:  # the tried fourth feature (not in Combination: not shipped)
+            feats = zip(r["ce"], cos, r["lex"], r["focus"], strict=True)
+            p = [_with_focus(w, a, b, d, f) for a, b, d, f in feats]
         out.append((max(p) if p else 0.0, any(r["gold"]), p))
     return out
+
+
+def _with_focus(w: dict[str, float], ce: float, cos: float, lex: float, focus: float) -> float:
+    z = (w["ce"] * logit(ce) + w.get("cosine", 0.0) * cos + w["lexical"] * lex
+         + w["focus"] * focus + w["bias"])  # fmt: skip
+    return 1.0 / (1.0 + math.exp(-z))
 
 
 def choose_thresholds(q: list[tuple[float, bool, list[float]]]) -> tuple[float, float]:
@@ -234,7 +253,7 @@ def _mined(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
         return json.loads(args.rows.read_text())  # type: ignore[no-any-return]
     rows = {
         part: [r for d in args.datasets
-               for r in mine(d, part, args.questions, args.data_dir, args.reuse_eval)]
+               for r in mine(d, part, args.questions, args.data_dir, args.reuse_eval, args.focus)]
         for part in ("calibrate", "test")
     }  # fmt: skip
     if args.rows:
@@ -253,12 +272,18 @@ def main() -> None:
     ap.add_argument(
         "--merge", action="store_true", help="write only the embedders mined into combination.json"
     )
+    ap.add_argument("--focus", action="store_true", help="add the focus feature (not adopted)")
     args = ap.parse_args()
+    if args.focus and (args.write or args.merge):
+        ap.error("--focus is not part of the shipped evaluator: nothing to write")
     args.datasets = args.datasets.split(",")
     rows = _mined(args)
+    for part in rows.values():  # rows mined with --focus, refit without it
+        for r in part if not args.focus else ():
+            r.pop("focus", None)
     stored: dict[str, Any] = {"by_embedding": {}, "fitted_on": {}, "test": {}}
     table = []
-    skip = ("dataset", "kind", "ce", "lex", "gold")
+    skip = ("dataset", "kind", "ce", "lex", "focus", "gold")
     names = [k for k in rows["calibrate"][0] if k not in skip]
     for embedding in (*names, *(() if args.merge else (None,))):
         w = fit(rows["calibrate"], embedding)
