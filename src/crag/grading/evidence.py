@@ -6,8 +6,9 @@ waggle-dance paragraph 0.08 for "how does a honey bee tell others how far away t
 are?". The dense embedding's cosine catches that paraphrase, and the share of the question's
 stemmed words found in the passage catches names and numbers that the embedding blurs. A
 logistic model over the three, fitted on held-apart questions (`python -m bench.combination`,
-SQuAD-en and NQ "calibrate" questions, never the "test" ones benchmarks report), turns them
-into one calibrated probability that the passage holds the answer:
+SQuAD-en "calibrate" questions — SQuAD-TR's for USE-multilingual — never the "test" ones
+benchmarks report), turns them into one calibrated probability that the passage holds the
+answer:
 
     p = sigmoid(w_ce · logit(ce) + w_cos · cosine + w_lex · lexical + bias)
 
