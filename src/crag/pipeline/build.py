@@ -101,8 +101,12 @@ def make_web_corrector(
 ) -> WebCorrector | None:
     """The web corrector for `settings.web`, or None when `web.provider` is "none".
 
-    Its strips are judged by the same `evaluator` as local strips, with the same floor.
-    `search` replaces the configured provider (tests, other providers).
+    Its strips are judged by the same `evaluator` as local strips and kept from `floor` up:
+    no page's best strip is kept whatever its score, as a leading local chunk's is
+    (`refine.keep_best_of`): a local chunk's rank is retrieval evidence, a page's place in
+    the search results is not (on NQ questions whose passage exists nowhere, pages scored
+    0.02 were read and answered from). `search` replaces the configured provider (tests,
+    other providers).
     """
     from crag.refine import Refiner
     from crag.refine.rewrite import QueryRewriter
@@ -120,6 +124,7 @@ def make_web_corrector(
             mode=settings.refine.mode,
             top_k=web.top_k,
             floor=floor,
+            keep_best_of=0,
             excerpt_sentences=settings.refine.excerpt_sentences,
             excerpt_chars=settings.refine.excerpt_chars,
             window_words=settings.refine.window_words,
