@@ -280,8 +280,8 @@ def main() -> None:
         ap.error("--focus is not part of the shipped evaluator: nothing to write")
     args.datasets = args.datasets.split(",")
     rows = _mined(args)
-    for part in rows.values():  # rows mined with --focus, refit without it
-        for r in part if not args.focus else ():
+    if not args.focus:  # rows mined with --focus, refit without it
+        for r in (r for part in rows.values() for r in part):
             r.pop("focus", None)
     stored: dict[str, Any] = {"by_embedding": {}, "fitted_on": {}, "test": {}}
     table = []
