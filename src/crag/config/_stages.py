@@ -82,7 +82,8 @@ class RefineSettings(BaseModel):
     keep_best_of: int = Field(
         2,
         ge=0,
-        description="The best strip of this many leading chunks is kept whatever its score.",
+        description="The best strip of this many leading local chunks is kept whatever its "
+        "score (web pages keep their floor).",
     )
     merged_top_k: int = Field(
         0,
