@@ -37,6 +37,7 @@ import argparse
 import json
 import math
 import random
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -185,18 +186,13 @@ def question_scores(rows: list[dict[str, Any]], w: dict[str, float], embedding: 
     out = []
     for r in rows:
         cos = r[embedding] if embedding else [0.0] * len(r["ce"])
-        p = [c.probability(a, b, d) for a, b, d in zip(r["ce"], cos, r["lex"], strict=True)]
-        if "focus" in r:  # the tried fourth feature (not in Combination: not shipped)
-            feats = zip(r["ce"], cos, r["lex"], r["focus"], strict=True)
-            p = [_with_focus(w, a, b, d, f) for a, b, d, f in feats]
+        # the tried focus (not in Combination: not shipped) shifts each chunk's bias
+        focus = r.get("focus", [0.0] * len(r["ce"]))
+        feats = zip(r["ce"], cos, r["lex"], focus, strict=True)
+        p = [replace(c, bias=c.bias + w.get("focus", 0.0) * f).probability(a, b, d)
+             for a, b, d, f in feats]  # fmt: skip
         out.append((max(p) if p else 0.0, any(r["gold"]), p))
     return out
-
-
-def _with_focus(w: dict[str, float], ce: float, cos: float, lex: float, focus: float) -> float:
-    z = (w["ce"] * logit(ce) + w.get("cosine", 0.0) * cos + w["lexical"] * lex
-         + w["focus"] * focus + w["bias"])  # fmt: skip
-    return 1.0 / (1.0 + math.exp(-z))
 
 
 def choose_thresholds(q: list[tuple[float, bool, list[float]]]) -> tuple[float, float]:
