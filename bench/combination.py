@@ -127,6 +127,8 @@ def mine(
                 row: dict[str, Any] = {
                     "dataset": name,
                     "kind": "near" if near else "answerable" if it.answerable else "impossible",
+                    "question": it.question,
+                    "texts": texts,  # bench.escalation judges them
                     "ce": ce.score(it.question, texts),
                     "lex": [
                         len(asked & set(analyzer.terms(t))) / max(1, len(asked)) for t in texts
@@ -281,7 +283,7 @@ def main() -> None:
             r.pop("focus", None)
     stored: dict[str, Any] = {"by_embedding": {}, "fitted_on": {}, "test": {}}
     table = []
-    skip = ("dataset", "kind", "ce", "lex", "focus", "gold")
+    skip = ("dataset", "kind", "question", "texts", "ce", "lex", "focus", "gold")
     names = [k for k in rows["calibrate"][0] if k not in skip]
     for embedding in (*names, *(() if args.merge else (None,))):
         w = fit(rows["calibrate"], embedding)

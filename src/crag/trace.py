@@ -21,6 +21,7 @@ from crag.types import ModelCall, ScoredChunk, Strip, Verdict
 __all__ = [
     "CandidateRecord",
     "ClaimRecord",
+    "EscalationRecord",
     "Evaluation",
     "Hit",
     "PageRecord",
@@ -75,6 +76,19 @@ class Evaluation(_Record):
 class Thresholds(_Record):
     upper: float
     lower: float
+
+
+class EscalationRecord(_Record):
+    """An AMBIGUOUS verdict escalated (crag.grading.escalation): the passage judged, the
+    evaluator's score for it, the judge's P(yes) (None: unknown), its cuts and the verdict."""
+
+    id: str
+    cite: str = ""
+    score: float | None
+    p_yes: float | None
+    upper: float
+    lower: float
+    verdict: Verdict
 
 
 class StripRecord(_Record):
@@ -212,6 +226,7 @@ class TracePart(_Record):
     evaluations: list[Evaluation] = Field(default_factory=list)
     verdict: Verdict | None = None
     thresholds: Thresholds | None = None
+    escalation: EscalationRecord | None = None
     strips: list[StripRecord] = Field(default_factory=list)
     web_query: str | None = None
     web: WebRecord | None = None

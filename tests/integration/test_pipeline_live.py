@@ -101,6 +101,30 @@ def test_ambiguous_refines_in_each_mode_and_notes_the_web_gap(sample_index, llms
     assert {c.chunk_id for c in answer.citations} <= {h.id for h in t.reranked}
 
 
+def test_ambiguous_is_escalated_to_the_generator_model(sample_index, llms) -> None:
+    """The default evaluator's AMBIGUOUS goes to the packaged 1.5B model: one call on the
+    best-scored passage, and the verdict follows its measured cuts (crag.grading.escalation).
+    A passage that answers is judged likelier than one on another topic."""
+    pipeline, _ = _pipeline(sample_index, llms, upper=1.0, lower=0.0, judge="evidence")
+    escalation = pipeline.components.escalation
+    assert escalation is not None  # an English collection, the packaged generator
+    p_yes = {}
+    for question in (IN_CORPUS, "What is the boiling point of tungsten?"):
+        answer = pipeline.ask(question)
+        t = answer.trace
+        e = t.escalation
+        assert e is not None and e.p_yes is not None
+        best = max(t.evaluations, key=lambda x: x.score or 0.0)
+        assert (e.id, e.score) == (best.id, best.score)
+        assert t.verdict is answer.verdict is e.verdict is escalation.verdict(e.p_yes)
+        assert [c.role for c in t.calls if c.purpose == "escalate"] == ["generator"]
+        assert "escalate" in t.stages_ms
+        if answer.verdict is Verdict.INCORRECT:
+            assert answer.refused and "not to answer it" in answer.text
+        p_yes[question] = e.p_yes
+    assert p_yes[IN_CORPUS] > p_yes["What is the boiling point of tungsten?"]
+
+
 def test_rag_mode_skips_evaluation(sample_index, llms) -> None:
     pipeline, _ = _pipeline(sample_index, llms, upper=0.5, lower=0.2)
     answer = pipeline.ask(IN_CORPUS, mode="rag")

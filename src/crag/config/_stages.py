@@ -52,11 +52,30 @@ class EvaluateSettings(BaseModel):
         default_factory=dict, description="Thresholds for a named collection, overriding the above."
     )
     concurrency: int = Field(2, ge=1, description="Judge calls in flight per question.")
+    escalate: bool = Field(
+        True,
+        description=(
+            "AMBIGUOUS with the evidence evaluator: ask the generator's model whether the best "
+            "passage answers the question (one call) and turn the verdict CORRECT or INCORRECT "
+            "by its cuts (crag.grading.escalation). Only where the cuts were measured: an "
+            "English collection and a judge model listed in ESCALATION_CUTS, unless both cuts "
+            "are set."
+        ),
+    )
+    escalate_upper: float | None = Field(
+        None, ge=0, le=1, description="Escalation: CORRECT from this P(yes); default: measured."
+    )
+    escalate_lower: float | None = Field(
+        None, ge=0, le=1, description="Escalation: INCORRECT below this P(yes); default: measured."
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> EvaluateSettings:
         if self.lower is not None and self.upper is not None and self.lower > self.upper:
             raise ValueError("evaluate.lower must not exceed evaluate.upper")
+        low, up = self.escalate_lower, self.escalate_upper
+        if low is not None and up is not None and low > up:
+            raise ValueError("evaluate.escalate_lower must not exceed evaluate.escalate_upper")
         return self
 
 

@@ -206,11 +206,18 @@ def verify_cut(settings: Settings) -> float:
     return VERIFY_CUT if stored is None else stored
 
 
+def _language(settings: Settings, index: Any) -> str:
+    """The collection's keyword language (its analyzer's), else the configured one."""
+    analyzer = getattr(getattr(index, "catalog", None), "analyzer", None)
+    return str(getattr(analyzer, "language", settings.keyword.language))
+
+
 def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline:
     """A pipeline over an open `Index`; keyword `overrides` replace built components."""
     from crag.generate import Generator
     from crag.generate.verify import AnswerJudge
     from crag.grading import ActionTrigger
+    from crag.grading.escalation import EscalationJudge, make_escalation
     from crag.index.retriever import HybridRetriever
     from crag.models.reranker import make_reranker
     from crag.refine import Refiner
@@ -270,6 +277,12 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
             align_floor=settings.generate.align_floor,
             prefer_best=settings.generate.prefer_best,
             corroborate=settings.generate.corroborate,
+        ),
+        "escalation": make_escalation(
+            settings.evaluate,
+            EscalationJudge(generator, logprobs=settings.llm.generator.logprobs is not False),
+            settings.llm.generator.model,
+            _language(settings, index),
         ),
         "web": None
         if "web" in overrides

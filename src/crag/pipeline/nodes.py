@@ -24,6 +24,7 @@ from crag.refine.merge import merge_budget
 from crag.titles import titled
 from crag.trace import (
     CandidateRecord,
+    EscalationRecord,
     Evaluation,
     Hit,
     StripRecord,
@@ -31,6 +32,7 @@ from crag.trace import (
     TracePart,
     VerificationRecord,
     WebRecord,
+    add_trace,
     judge_score,
 )
 from crag.types import ScoredChunk, Strip, Verdict
@@ -101,7 +103,39 @@ def evaluate(state: CragState, runtime: Runtime[Components]) -> CragState:
         verdict=verdict,
         thresholds=Thresholds(upper=c.trigger.upper, lower=c.trigger.lower),
     )
-    return {"scores": scores, "verdict": verdict, "trace": log.part(records)}
+    update: CragState = {"scores": scores, "verdict": verdict, "trace": log.part(records)}
+    if verdict is Verdict.AMBIGUOUS and c.escalation is not None:
+        return _escalated(state["question"], hits, scores, c, update)
+    return update
+
+
+def _escalated(
+    question: str, hits: list[ScoredChunk], scores: list[float], c: Components, update: CragState
+) -> CragState:
+    """The AMBIGUOUS verdict escalated to the generator's model (crag.grading.escalation): its
+    own stage, so the trace times the extra call. Its verdict replaces the evaluator's."""
+    assert c.escalation is not None
+    with stage("escalate") as log:
+        out = c.escalation.escalate(question, [h.chunk.text for h in hits], scores)
+    if out is None:
+        return update
+    hit, cuts = hits[out.index], c.escalation
+    record = EscalationRecord(
+        id=hit.id, cite=hit.chunk.cite(), score=judge_score(out.score),
+        p_yes=judge_score(out.p_yes), upper=cuts.upper, lower=cuts.lower, verdict=out.verdict,
+    )  # fmt: skip
+    p = "unknown" if math.isnan(out.p_yes) else f"{out.p_yes:.2f}"
+    note = (
+        f"AMBIGUOUS escalated: the generator's model judged the best passage ({out.score:.2f}) "
+        f"P(yes) {p} (CORRECT from {cuts.upper:.2f}, INCORRECT below {cuts.lower:.2f}): "
+        f"{out.verdict.value.upper()}"
+    )
+    part = TracePart(escalation=record, verdict=out.verdict, notes=[note])
+    return {
+        **update,
+        "verdict": out.verdict,
+        "trace": add_trace(update["trace"], log.part(part)),
+    }
 
 
 def refine(state: CragState, runtime: Runtime[Components]) -> CragState:
@@ -125,8 +159,13 @@ def web_search(state: CragState, runtime: Runtime[Components]) -> CragState:
     c = runtime.context
     scores = state.get("scores") or []
     incorrect = state.get("verdict") is Verdict.INCORRECT
+    trace = state.get("trace")
+    escalated = trace.escalation if trace is not None else None
     why_local = (
-        f"the best retrieved passage scored "
+        f"the generator's model judged the best retrieved passage not to answer it (P(yes) "
+        f"{escalated.p_yes:.2f}, below {escalated.lower:.2f}), and "
+        if incorrect and escalated is not None and escalated.p_yes is not None
+        else f"the best retrieved passage scored "
         f"{max((s for s in scores if not math.isnan(s)), default=0.0):.2f}, below the "
         f"{c.trigger.lower:.2f} needed to trust it, and "
         if incorrect

@@ -14,6 +14,7 @@ from typing import Annotated, Protocol, TypedDict
 
 from crag.generate.generator import Generated, Generator
 from crag.grading.base import RetrievalEvaluator
+from crag.grading.escalation import Escalation
 from crag.grading.trigger import ActionTrigger
 from crag.models.reranker import Reranker
 from crag.modes import Mode
@@ -71,6 +72,8 @@ class Components:
     refiner: Refiner
     generator: Generator
     reranker: Reranker | None = None
+    # AMBIGUOUS: the generator's model judges the best passage (crag.grading.escalation)
+    escalation: Escalation | None = None
     web: WebCorrection | None = None
     reflector: Reflector | None = None  # Self-RAG's checks; needed by mode "self-crag" only
     policy: ReflectPolicy = field(default_factory=ReflectPolicy)

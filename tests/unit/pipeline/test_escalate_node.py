@@ -1,0 +1,112 @@
+"""The evaluate node escalates an AMBIGUOUS verdict, and what follows reads the new verdict.
+
+Components are scripted (a fixed evaluator, a judge returning a given P(yes)): the node's
+wiring is under test here; the packaged model's judgement in test_pipeline_live.py.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any, cast
+
+from crag.grading.escalation import Escalation
+from crag.grading.trigger import ActionTrigger
+from crag.modes import Mode
+from crag.pipeline.nodes import NODES
+from crag.pipeline.state import Components, CragState
+from crag.refine.strips import Refiner
+from crag.trace import Trace, add_trace
+from crag.types import Chunk, ScoredChunk, Verdict
+
+SCORES = {"hive": 0.3, "rhine": 0.1}
+
+
+class Fixed:
+    """A scorer giving each passage the score of its first word ("hive ..." → 0.3)."""
+
+    name = "fixed"
+
+    def __init__(self) -> None:
+        self.read: list[list[str]] = []
+
+    def score(self, question: str, passages: list[str]) -> list[float]:
+        self.read.append(passages)
+        return [SCORES.get(p.split()[0], 0.5) for p in passages]
+
+
+class Judge:
+    name = "judge"
+
+    def __init__(self, p_yes: float) -> None:
+        self.p_yes = p_yes
+        self.read: list[list[str]] = []
+
+    def score(self, question: str, passages: list[str]) -> list[float]:
+        self.read.append(passages)
+        return [self.p_yes for _ in passages]
+
+
+CHUNKS = [
+    Chunk(id="r", text="rhine flows north", source="a.md", doc_id="d", position=0, start=0, end=17),
+    Chunk(id="h", text="hive bees dance", source="a.md", doc_id="d", position=1, start=18, end=33),
+]
+
+
+def _run(judge: Judge | None, nodes: tuple[str, ...] = ("retrieve", "rerank", "evaluate")):
+    components = Components(
+        retriever=SimpleNamespace(
+            search=lambda q, k=None: [ScoredChunk(c, 1.0 - i / 10) for i, c in enumerate(CHUNKS)]
+        ),
+        evaluator=Fixed(),
+        trigger=ActionTrigger(upper=0.8, lower=0.2),  # best 0.3: AMBIGUOUS
+        refiner=Refiner(Fixed(), mode="excerption", top_k=3),
+        generator=cast(Any, None),
+        escalation=Escalation(judge, upper=0.9, lower=0.7) if judge else None,
+    )
+    runtime = cast(Any, SimpleNamespace(context=components, stream_writer=lambda _: None))
+    state: CragState = {
+        "question": "How do bees dance?",
+        "trace": Trace(question="q", mode=Mode.CRAG),
+    }
+    for node in nodes:
+        update = NODES[node](state, runtime)
+        trace = add_trace(state["trace"], update.pop("trace"))
+        state = cast(CragState, {**state, **update, "trace": trace})
+    return state
+
+
+def test_without_escalation_ambiguous_stays() -> None:
+    state = _run(None)
+    assert state["verdict"] is Verdict.AMBIGUOUS and state["trace"].escalation is None
+    assert "escalate" not in state["trace"].stages_ms
+
+
+def test_a_judge_sure_of_the_best_passage_makes_it_correct() -> None:
+    judge = Judge(0.95)
+    state = _run(judge)
+    t = state["trace"]
+    assert judge.read == [["hive bees dance"]]  # the best-scored passage, once
+    assert state["verdict"] is Verdict.CORRECT and t.verdict is Verdict.CORRECT
+    assert t.escalation is not None
+    assert (t.escalation.id, t.escalation.score, t.escalation.p_yes) == ("h", 0.3, 0.95)
+    assert t.escalation.verdict is Verdict.CORRECT
+    assert "escalate" in t.stages_ms and "evaluate" in t.stages_ms
+    assert any("P(yes) 0.95" in n and n.endswith("CORRECT") for n in t.notes)
+    # the evaluator's scores are kept, in rank order: the second-ranked chunk scored best
+    assert [e.score for e in t.evaluations] == [0.1, 0.3]
+
+
+def test_a_judge_that_rejects_it_makes_it_incorrect_and_the_refusal_says_so() -> None:
+    state = _run(Judge(0.4), ("retrieve", "rerank", "evaluate", "web_search"))
+    assert state["verdict"] is Verdict.INCORRECT
+    reason = state["refuse_reason"]
+    assert reason.startswith("the indexed sources do not contain the answer")
+    assert "judged the best retrieved passage not to answer it (P(yes) 0.40, below 0.70)" in reason
+    assert "below the 0.20 needed" not in reason  # its score, 0.3, was above lower
+
+
+def test_a_judge_in_between_leaves_it_ambiguous_with_the_record() -> None:
+    state = _run(Judge(0.8))
+    assert state["verdict"] is Verdict.AMBIGUOUS
+    t = state["trace"]
+    assert t.escalation is not None and t.escalation.verdict is Verdict.AMBIGUOUS
