@@ -9,8 +9,9 @@ ranks that band better (held-out SQuAD-en rows mined by `bench.combination`: AUC
 the evidence score's 0.75 within the band, `python -m bench.escalation`). So an AMBIGUOUS
 verdict is escalated: one yes/no call on the best-scored passage, and
 
-- P(yes) at or above `upper` → CORRECT (the answer is there: refine, no web search, and the
-  answer is not verified again);
+- P(yes) at or above `upper` → CORRECT (the answer is there: refine, no web search; the
+  answer is still verified, as under AMBIGUOUS: the judge read the passage, not the span the
+  reader will take from it);
 - P(yes) below `lower` → INCORRECT (the best passage does not answer it: web search, or an
   honest refusal);
 - in between, or unknown (NaN) → AMBIGUOUS stays.

@@ -282,13 +282,16 @@ def generate_from_passages(state: CragState, runtime: Runtime[Components]) -> Cr
 
 
 def generate(state: CragState, runtime: Runtime[Components]) -> CragState:
-    """The corrective modes: the kept strips, local and web. Unless the verdict was CORRECT,
-    the passage holding the answer must itself reach the lower threshold (it is evidence,
-    not topic). The best sources are also read one at a time (crag.generate.reader)."""
+    """The corrective modes: the kept strips, local and web. Unless the evaluator's own
+    verdict was CORRECT, the answer is verified against the passage holding it (it is
+    evidence, not topic). The best sources are also read one at a time (crag.generate.reader)."""
     strips = list(state.get("strips") or []) + list(state.get("web_strips") or [])
     strips = _with_chunk_scores(strips, state.get("reranked") or [], state.get("scores"))
-    correct = state.get("verdict") is Verdict.CORRECT
-    floor = None if correct else runtime.context.trigger.lower
+    # An escalated CORRECT is still verified: its judge read the passage, not the span the
+    # reader takes from it (on the SQuAD tuning runs it let "Dave Logan" through unverified)
+    trace = state.get("trace")
+    unverified = state.get("verdict") is Verdict.CORRECT and (trace is None or not trace.escalation)
+    floor = None if unverified else runtime.context.trigger.lower
     return _generate(state, runtime, strips, floor, reread=True)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any, cast
 
+from crag.generate.generated import Generated
 from crag.grading.escalation import Escalation
 from crag.grading.trigger import ActionTrigger
 from crag.modes import Mode
@@ -52,15 +53,30 @@ CHUNKS = [
 ]
 
 
-def _run(judge: Judge | None, nodes: tuple[str, ...] = ("retrieve", "rerank", "evaluate")):
+class Writer:
+    """A generator that records how it was asked (the verification floor above all)."""
+
+    def __init__(self) -> None:
+        self.asked: list[dict[str, Any]] = []
+
+    def generate(self, question: str, strips: list[Any], **kw: Any) -> Generated:
+        self.asked.append(kw)
+        return Generated("An answer [1].", [], False, "en")
+
+
+def _run(
+    judge: Judge | None,
+    nodes: tuple[str, ...] = ("retrieve", "rerank", "evaluate"),
+    trigger: ActionTrigger | None = None,
+):
     components = Components(
         retriever=SimpleNamespace(
             search=lambda q, k=None: [ScoredChunk(c, 1.0 - i / 10) for i, c in enumerate(CHUNKS)]
         ),
         evaluator=Fixed(),
-        trigger=ActionTrigger(upper=0.8, lower=0.2),  # best 0.3: AMBIGUOUS
+        trigger=trigger or ActionTrigger(upper=0.8, lower=0.2),  # best 0.3: AMBIGUOUS
         refiner=Refiner(Fixed(), mode="excerption", top_k=3),
-        generator=cast(Any, None),
+        generator=cast(Any, Writer()),
         escalation=Escalation(judge, upper=0.9, lower=0.7) if judge else None,
     )
     runtime = cast(Any, SimpleNamespace(context=components, stream_writer=lambda _: None))
@@ -72,18 +88,18 @@ def _run(judge: Judge | None, nodes: tuple[str, ...] = ("retrieve", "rerank", "e
         update = NODES[node](state, runtime)
         trace = add_trace(state["trace"], update.pop("trace"))
         state = cast(CragState, {**state, **update, "trace": trace})
-    return state
+    return state, components
 
 
 def test_without_escalation_ambiguous_stays() -> None:
-    state = _run(None)
+    state, _ = _run(None)
     assert state["verdict"] is Verdict.AMBIGUOUS and state["trace"].escalation is None
     assert "escalate" not in state["trace"].stages_ms
 
 
 def test_a_judge_sure_of_the_best_passage_makes_it_correct() -> None:
     judge = Judge(0.95)
-    state = _run(judge)
+    state, _ = _run(judge)
     t = state["trace"]
     assert judge.read == [["hive bees dance"]]  # the best-scored passage, once
     assert state["verdict"] is Verdict.CORRECT and t.verdict is Verdict.CORRECT
@@ -97,7 +113,7 @@ def test_a_judge_sure_of_the_best_passage_makes_it_correct() -> None:
 
 
 def test_a_judge_that_rejects_it_makes_it_incorrect_and_the_refusal_says_so() -> None:
-    state = _run(Judge(0.4), ("retrieve", "rerank", "evaluate", "web_search"))
+    state, _ = _run(Judge(0.4), ("retrieve", "rerank", "evaluate", "web_search"))
     assert state["verdict"] is Verdict.INCORRECT
     reason = state["refuse_reason"]
     assert reason.startswith("the indexed sources do not contain the answer")
@@ -106,7 +122,21 @@ def test_a_judge_that_rejects_it_makes_it_incorrect_and_the_refusal_says_so() ->
 
 
 def test_a_judge_in_between_leaves_it_ambiguous_with_the_record() -> None:
-    state = _run(Judge(0.8))
+    state, _ = _run(Judge(0.8))
     assert state["verdict"] is Verdict.AMBIGUOUS
     t = state["trace"]
     assert t.escalation is not None and t.escalation.verdict is Verdict.AMBIGUOUS
+
+
+GENERATE = ("retrieve", "rerank", "evaluate", "refine", "generate")
+
+
+def test_an_escalated_correct_is_still_verified_the_evaluators_own_is_not() -> None:
+    """The judge read the passage, not the span the reader takes from it: the answer of an
+    escalated CORRECT goes through the verification (a floor is passed), as under AMBIGUOUS."""
+    state, components = _run(Judge(0.95), GENERATE)
+    assert state["verdict"] is Verdict.CORRECT
+    assert cast(Writer, components.generator).asked[-1]["evidence_floor"] == 0.2
+    own, components = _run(Judge(0.95), GENERATE, ActionTrigger(upper=0.25, lower=0.2))
+    assert own["verdict"] is Verdict.CORRECT and own["trace"].escalation is None
+    assert cast(Writer, components.generator).asked[-1]["evidence_floor"] is None
