@@ -19,9 +19,15 @@ def _verdict_line(answer: Answer) -> str:
     if answer.verdict is not None:
         best = max((e.score for e in t.evaluations if e.score is not None), default=0.0)
         upper, lower = (t.thresholds.upper, t.thresholds.lower) if t.thresholds else (None, None)
+        e = t.escalation
+        escalated = (
+            f"; escalated: P(yes) {e.p_yes:.2f}, cuts {e.upper} / {e.lower}"
+            if e is not None and e.p_yes is not None
+            else ""
+        )
         parts.append(
             f"verdict {answer.verdict.value.upper()} (best chunk {best:.2f}; "
-            f"upper {upper}, lower {lower})"
+            f"upper {upper}, lower {lower}{escalated})"
         )
     unscored = sum(1 for e in t.evaluations if e.score is None)
     if unscored:

@@ -10,8 +10,9 @@ from typer.testing import CliRunner
 from crag.cli import app
 from crag.cli.chat import _command
 from crag.cli.render import print_answer
+from crag.modes import Mode
 from crag.trace import Hit, Trace
-from crag.types import Answer
+from crag.types import Answer, Verdict
 
 runner = CliRunner()
 
@@ -60,3 +61,21 @@ def test_chat_commands_without_an_answer(capsys) -> None:
     out = capsys.readouterr().out
     assert "no sources yet" in out and "no answer yet" in out and "mode: rag" in out
     assert "collection is default" in out
+
+
+def test_the_verdict_line_names_an_escalation() -> None:
+    from crag.cli.render import verdict_line
+    from crag.trace import EscalationRecord, Evaluation, Thresholds
+
+    trace = Trace(question="q", mode=Mode.CRAG, evaluations=[Evaluation(id="a", score=0.31)],
+                  thresholds=Thresholds(upper=0.515, lower=0.06))  # fmt: skip
+    plain = verdict_line(Answer("q", "x", [], Verdict.AMBIGUOUS, False, trace))
+    assert "(best chunk 0.31; upper 0.515, lower 0.06)" in plain
+    record = EscalationRecord(id="a", score=0.31, p_yes=0.93, upper=0.897, lower=0.696,
+                              verdict=Verdict.CORRECT)  # fmt: skip
+    trace = trace.model_copy(update={"escalation": record})
+    line = verdict_line(Answer("q", "x", [], Verdict.CORRECT, False, trace))
+    assert (
+        "verdict CORRECT (best chunk 0.31; upper 0.515, lower 0.06; escalated: P(yes) 0.93, "
+        "cuts 0.897 / 0.696)" in line
+    )
