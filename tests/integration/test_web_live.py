@@ -4,7 +4,7 @@ web part behind the local search double (real HTTP on 127.0.0.1), reached throug
 and the SearXNG API; the knowledge base is the shipped sample corpus.
 
 Verdicts are pinned through the thresholds (lower 1 → INCORRECT; upper 1, lower 0 →
-AMBIGUOUS) so each branch is exercised with the real judge producing the scores.
+AMBIGUOUS; no escalation) so each branch is exercised with the real judge producing the scores.
 """
 
 from __future__ import annotations
@@ -58,6 +58,8 @@ def _pipeline(sample_index, llm, generator_llm, double, tmp_path, provider, uppe
     )
     pipeline = build_pipeline(settings, index)
     pipeline.components.trigger = ActionTrigger(upper=upper, lower=lower)
+    # the verdict is pinned: an AMBIGUOUS one is not escalated to the generator's model
+    pipeline.components.escalation = None
     # share the session's loaded models (the grader RoleLLM is shared by judge and rewriter)
     share_models(pipeline, llm, generator_llm)
     return pipeline
