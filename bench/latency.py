@@ -20,7 +20,7 @@ from bench.common import console, machine_info, percentile, print_table, write_r
 from crag.modes import Mode
 
 SQUAD = Path(__file__).resolve().parents[1].parent / "shared/datasets/squad-en-dev-subset.json"
-STAGES = ["retrieve", "rerank", "evaluate", "refine", "web_search", "generate", "total"]
+STAGES = ["retrieve", "rerank", "evaluate", "escalate", "refine", "web_search", "generate", "total"]
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from langgraph.runtime import Runtime
 
 from crag.models.reranker import rerank
+from crag.pipeline.escalate_step import escalated
 from crag.pipeline.reflect_step import reflect
 from crag.pipeline.stage import stage
 from crag.pipeline.state import Components, CragState
@@ -24,7 +25,6 @@ from crag.refine.merge import merge_budget
 from crag.titles import titled
 from crag.trace import (
     CandidateRecord,
-    EscalationRecord,
     Evaluation,
     Hit,
     StripRecord,
@@ -32,7 +32,6 @@ from crag.trace import (
     TracePart,
     VerificationRecord,
     WebRecord,
-    add_trace,
     judge_score,
 )
 from crag.types import ScoredChunk, Strip, Verdict
@@ -105,37 +104,8 @@ def evaluate(state: CragState, runtime: Runtime[Components]) -> CragState:
     )
     update: CragState = {"scores": scores, "verdict": verdict, "trace": log.part(records)}
     if verdict is Verdict.AMBIGUOUS and c.escalation is not None:
-        return _escalated(state["question"], hits, scores, c, update)
+        return escalated(state["question"], hits, scores, c.escalation, update)
     return update
-
-
-def _escalated(
-    question: str, hits: list[ScoredChunk], scores: list[float], c: Components, update: CragState
-) -> CragState:
-    """The AMBIGUOUS verdict escalated to the generator's model (crag.grading.escalation): its
-    own stage, so the trace times the extra call. Its verdict replaces the evaluator's."""
-    assert c.escalation is not None
-    with stage("escalate") as log:
-        out = c.escalation.escalate(question, [h.chunk.text for h in hits], scores)
-    if out is None:
-        return update
-    hit, cuts = hits[out.index], c.escalation
-    record = EscalationRecord(
-        id=hit.id, cite=hit.chunk.cite(), score=judge_score(out.score),
-        p_yes=judge_score(out.p_yes), upper=cuts.upper, lower=cuts.lower, verdict=out.verdict,
-    )  # fmt: skip
-    p = "unknown" if math.isnan(out.p_yes) else f"{out.p_yes:.2f}"
-    note = (
-        f"AMBIGUOUS escalated: the generator's model judged the best passage ({out.score:.2f}) "
-        f"P(yes) {p} (CORRECT from {cuts.upper:.2f}, INCORRECT below {cuts.lower:.2f}): "
-        f"{out.verdict.value.upper()}"
-    )
-    part = TracePart(escalation=record, verdict=out.verdict, notes=[note])
-    return {
-        **update,
-        "verdict": out.verdict,
-        "trace": add_trace(update["trace"], log.part(part)),
-    }
 
 
 def refine(state: CragState, runtime: Runtime[Components]) -> CragState:
