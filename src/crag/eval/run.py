@@ -184,6 +184,12 @@ def _fingerprint(plan: EvalPlan) -> dict[str, Any]:
     cut = verify_cut(s)
     if cut != VERIFY_CUT:  # only then: runs at the default cut stay resumable as they were
         found["verify_cut"] = cut
+    from crag.grading.escalation import configured_cuts
+
+    # on by default since 038606e: a run made before it is not resumed with it
+    cuts = configured_cuts(s.evaluate, s.llm.generator.model, s.keyword.language)
+    if cuts is not None:
+        found["escalation"] = list(cuts)
     if plan.near_miss:  # only then: runs without it stay resumable as they were
         nm = plan.near_miss
         found["near_miss"] = {"share": nm.share, "withheld": nm.digest, "units": len(nm.withheld)}

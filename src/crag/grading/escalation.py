@@ -38,6 +38,7 @@ __all__ = [
     "Escalated",
     "Escalation",
     "EscalationJudge",
+    "configured_cuts",
     "escalation_cuts",
     "make_escalation",
 ]
@@ -112,13 +113,13 @@ class Escalation:
         return Escalated(best, score, p, self.verdict(p))
 
 
-def make_escalation(
-    evaluate: EvaluateSettings, judge: RetrievalEvaluator, model: str, language: str
-) -> Escalation | None:
-    """The escalation `evaluate` asks for, with `judge` (the generator's model as an LLM judge,
-    `model` its name) on a collection whose keyword language is `language`; None where it is
-    off: another evaluator than `evidence` (the LLM judge already is this judge), or cuts not
-    measured for this model and language and not both set."""
+def configured_cuts(
+    evaluate: EvaluateSettings, model: str, language: str
+) -> tuple[float, float] | None:
+    """The (upper, lower) cuts `evaluate` escalates with, for the judge model `model` on a
+    collection whose keyword language is `language`; None where escalation is off: another
+    evaluator than `evidence` (the LLM judge already is this judge), or cuts not measured for
+    this model and language and not both set."""
     if not evaluate.escalate or evaluate.method != "evidence":
         return None
     up, low = evaluate.escalate_upper, evaluate.escalate_lower
@@ -128,4 +129,13 @@ def make_escalation(
             return None
         up = measured[0] if up is None else up
         low = measured[1] if low is None else low
-    return Escalation(judge, up, low)
+    return up, low
+
+
+def make_escalation(
+    evaluate: EvaluateSettings, judge: RetrievalEvaluator, model: str, language: str
+) -> Escalation | None:
+    """The escalation `evaluate` asks for (`configured_cuts`), with `judge` (the generator's
+    model as an LLM judge, `model` its name); None where it is off."""
+    cuts = configured_cuts(evaluate, model, language)
+    return None if cuts is None else Escalation(judge, *cuts)
