@@ -186,7 +186,7 @@ def _fingerprint(plan: EvalPlan) -> dict[str, Any]:
         found["verify_cut"] = cut
     from crag.grading.escalation import configured_cuts
 
-    # on by default since 038606e: a run made before it is not resumed with it
+    # only when on: runs without it stay resumable as they were
     cuts = configured_cuts(s.evaluate, s.llm.generator.model, s.keyword.language)
     if cuts is not None:
         found["escalation"] = list(cuts)

@@ -119,10 +119,11 @@ def test_near_miss_is_verified_with_the_cut_calibrated_for_the_full_collection(
 def test_the_escalation_is_part_of_the_fingerprint_where_it_applies(
     tmp_path: Path, dataset: Path
 ) -> None:
-    """A run made without the escalation (before it was on by default) is not resumed with it."""
+    """A run made without the escalation is not resumed with it, nor the other way round."""
     settings = Settings(data_dir=tmp_path / "data")
-    found = _fingerprint(plan_eval(EvalConfig(dataset, limit=10), settings))
+    plain = _fingerprint(plan_eval(EvalConfig(dataset, limit=10), settings))
+    assert "escalation" not in plain  # off by default: runs resume as before
+    on = settings.model_copy(deep=True)
+    on.evaluate.escalate = True
+    found = _fingerprint(plan_eval(EvalConfig(dataset, limit=10), on))
     assert found["escalation"] == [0.897, 0.696]  # English, the packaged 1.5B generator
-    off = settings.model_copy(deep=True)
-    off.evaluate.escalate = False
-    assert "escalation" not in _fingerprint(plan_eval(EvalConfig(dataset, limit=10), off))

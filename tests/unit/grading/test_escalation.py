@@ -79,25 +79,27 @@ def test_cuts_are_found_for_the_packaged_model_by_name_or_file() -> None:
     assert escalation_cuts("gemma3:27b") is None
 
 
-def test_escalation_is_on_by_default_for_an_english_collection_only() -> None:
+def test_escalation_is_off_by_default_and_when_on_applies_to_an_english_collection_only() -> None:
     judge = Scripted(0.5)
-    on = make_escalation(EvaluateSettings(), judge, "qwen2.5-coder-1.5b", "english")
+    assert make_escalation(EvaluateSettings(), judge, "qwen2.5-coder-1.5b", "english") is None
+    asked = EvaluateSettings(escalate=True)
+    on = make_escalation(asked, judge, "qwen2.5-coder-1.5b", "english")
     assert on is not None and (on.upper, on.lower) == ESCALATION_CUTS["qwen2.5-coder-1.5b"]
     # not measured: another language, another model, or another evaluator
-    assert make_escalation(EvaluateSettings(), judge, "qwen2.5-coder-1.5b", "turkish") is None
-    assert make_escalation(EvaluateSettings(), judge, "gemma3:27b", "english") is None
+    assert make_escalation(asked, judge, "qwen2.5-coder-1.5b", "turkish") is None
+    assert make_escalation(asked, judge, "gemma3:27b", "english") is None
     for method in ("cross-encoder", "llm"):
-        settings = EvaluateSettings(method=method)
+        settings = EvaluateSettings(method=method, escalate=True)
         assert make_escalation(settings, judge, "qwen2.5-coder-1.5b", "english") is None
     off = EvaluateSettings(escalate=False)
     assert make_escalation(off, judge, "qwen2.5-coder-1.5b", "english") is None
 
 
 def test_cuts_set_by_the_user_apply_to_any_model_and_language() -> None:
-    both = EvaluateSettings(escalate_upper=0.8, escalate_lower=0.4)
+    both = EvaluateSettings(escalate=True, escalate_upper=0.8, escalate_lower=0.4)
     made = make_escalation(both, Scripted(0.5), "gemma3:27b", "turkish")
     assert made is not None and (made.upper, made.lower) == (0.8, 0.4)
-    one = EvaluateSettings(escalate_upper=0.95)
+    one = EvaluateSettings(escalate=True, escalate_upper=0.95)
     made = make_escalation(one, Scripted(0.5), "qwen2.5-coder-1.5b", "english")
     assert made is not None and (made.upper, made.lower) == (
         0.95,
