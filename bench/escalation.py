@@ -27,7 +27,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench.combination import MISS_ANSWERABLE, UPPER_PRECISION
+from bench.combination import choose_thresholds
 from bench.common import print_table, roc_auc, write_results
 
 EMBEDDING = "all-MiniLM-L6-v2"
@@ -80,16 +80,7 @@ def judge_band(rows: dict[str, list[dict[str, Any]]], scores: Path, model: str) 
 
 def cuts(q: list[tuple[float, bool]]) -> tuple[float, float]:
     """bench.combination's threshold rules on (judge score, gold among the five)."""
-    held = sorted(s for s, g in q if g)
-    lower = held[int(MISS_ANSWERABLE * (len(held) - 1))]
-    upper = 1.0
-    for cut in sorted({round(s, 3) for s, _ in q}, reverse=True):
-        above = [g for s, g in q if s >= cut]
-        if len(above) >= 5 and sum(above) / len(above) >= UPPER_PRECISION:
-            upper = cut
-        elif len(above) >= 5:
-            break
-    return round(max(upper, lower), 3), round(lower, 3)
+    return choose_thresholds([(s, g, []) for s, g in q])
 
 
 def _rows(part: str, rows: list[dict[str, Any]], judged: dict[str, float]) -> list[dict[str, Any]]:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from crag.config import EvaluateSettings
 from crag.grading.base import RetrievalEvaluator
 from crag.grading.llm_judge import LLMJudge
+from crag.grading.trigger import ActionTrigger
 from crag.types import Verdict
 
 __all__ = [
@@ -87,21 +88,17 @@ class Escalation:
     upper: float
     lower: float
 
+    @property
+    def trigger(self) -> ActionTrigger:
+        """The cuts as CRAG's rule over one score (crag.grading.trigger): CORRECT from
+        `upper`, INCORRECT below `lower`, AMBIGUOUS between or when unknown (NaN)."""
+        return ActionTrigger(self.upper, self.lower)
+
     def __post_init__(self) -> None:
-        if not 0.0 <= self.lower <= self.upper <= 1.0:
-            raise ValueError(
-                f"escalation cuts must satisfy 0 <= lower <= upper <= 1, got lower={self.lower}, "
-                f"upper={self.upper}"
-            )
+        ActionTrigger(self.upper, self.lower)  # refuses cuts out of order, as it does thresholds
 
     def verdict(self, p_yes: float) -> Verdict:
-        if math.isnan(p_yes):
-            return Verdict.AMBIGUOUS
-        if p_yes >= self.upper:
-            return Verdict.CORRECT
-        if p_yes < self.lower:
-            return Verdict.INCORRECT
-        return Verdict.AMBIGUOUS
+        return self.trigger.decide([p_yes])
 
     def escalate(self, question: str, passages: list[str], scores: list[float]) -> Escalated | None:
         """Judge the best-scored of `passages` (None when none has a known score)."""
