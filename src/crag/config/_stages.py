@@ -56,14 +56,15 @@ class EvaluateSettings(BaseModel):
     # 86.5 % of them right, but lost 3 right answers of 200 and adds ~1.4 s at p50; the rule
     # fixed before measuring (right - wrong - answered-where-absent must not fall by more than
     # 1 over the runs) came out at -2 (docs/benchmarks.md "Escalation").
-    escalate: bool = Field(
+    escalate: bool | Literal["web"] = Field(
         False,
         description=(
             "AMBIGUOUS with the evidence evaluator: ask the generator's model whether the best "
             "passage answers the question (one call) and turn the verdict CORRECT or INCORRECT "
-            "by its cuts (crag.grading.escalation). Only where the cuts were measured: an "
-            "English collection and a judge model listed in ESCALATION_CUTS, unless both cuts "
-            "are set."
+            'by its cuts (crag.grading.escalation). true: always; "web": only when web '
+            "search is configured (an INCORRECT then reads the web instead of same-topic local "
+            "passages); false: never. Only where the cuts were measured: an English collection "
+            "and a judge model listed in ESCALATION_CUTS, unless both cuts are set."
         ),
     )
     escalate_upper: float | None = Field(

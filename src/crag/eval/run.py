@@ -187,7 +187,9 @@ def _fingerprint(plan: EvalPlan) -> dict[str, Any]:
     from crag.grading.escalation import configured_cuts
 
     # only when on: runs without it stay resumable as they were
-    cuts = configured_cuts(s.evaluate, s.llm.generator.model, s.keyword.language)
+    cuts = configured_cuts(
+        s.evaluate, s.llm.generator.model, s.keyword.language, web=s.web.provider != "none"
+    )
     if cuts is not None:
         found["escalation"] = list(cuts)
     if plan.near_miss:  # only then: runs without it stay resumable as they were

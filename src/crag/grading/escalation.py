@@ -111,13 +111,15 @@ class Escalation:
 
 
 def configured_cuts(
-    evaluate: EvaluateSettings, model: str, language: str
+    evaluate: EvaluateSettings, model: str, language: str, *, web: bool
 ) -> tuple[float, float] | None:
     """The (upper, lower) cuts `evaluate` escalates with, for the judge model `model` on a
-    collection whose keyword language is `language`; None where escalation is off: another
-    evaluator than `evidence` (the LLM judge already is this judge), or cuts not measured for
-    this model and language and not both set."""
-    if not evaluate.escalate or evaluate.method != "evidence":
+    collection whose keyword language is `language`, `web` telling whether web search is
+    configured; None where escalation is off: `escalate` false (or "web" without web search),
+    another evaluator than `evidence` (the LLM judge already is this judge), or cuts not
+    measured for this model and language and not both set."""
+    on = evaluate.escalate is True or (evaluate.escalate == "web" and web)
+    if not on or evaluate.method != "evidence":
         return None
     up, low = evaluate.escalate_upper, evaluate.escalate_lower
     if up is None or low is None:
@@ -130,9 +132,14 @@ def configured_cuts(
 
 
 def make_escalation(
-    evaluate: EvaluateSettings, judge: RetrievalEvaluator, model: str, language: str
+    evaluate: EvaluateSettings,
+    judge: RetrievalEvaluator,
+    model: str,
+    language: str,
+    *,
+    web: bool,
 ) -> Escalation | None:
     """The escalation `evaluate` asks for (`configured_cuts`), with `judge` (the generator's
     model as an LLM judge, `model` its name); None where it is off."""
-    cuts = configured_cuts(evaluate, model, language)
+    cuts = configured_cuts(evaluate, model, language, web=web)
     return None if cuts is None else Escalation(judge, *cuts)

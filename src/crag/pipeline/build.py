@@ -278,12 +278,6 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
             prefer_best=settings.generate.prefer_best,
             corroborate=settings.generate.corroborate,
         ),
-        "escalation": make_escalation(
-            settings.evaluate,
-            EscalationJudge(generator, logprobs=settings.llm.generator.logprobs is not False),
-            settings.llm.generator.model,
-            _language(settings, index),
-        ),
         "web": None
         if "web" in overrides
         else make_web_corrector(settings, grader, evaluator, web_floor),
@@ -296,4 +290,12 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
         "titles": settings.retrieval.titles,
     }
     parts.update(overrides)
+    if "escalation" not in overrides:  # after the overrides: it depends on the web corrector
+        parts["escalation"] = make_escalation(
+            settings.evaluate,
+            EscalationJudge(generator, logprobs=settings.llm.generator.logprobs is not False),
+            settings.llm.generator.model,
+            _language(settings, index),
+            web=parts["web"] is not None,
+        )
     return Pipeline(Components(**parts))

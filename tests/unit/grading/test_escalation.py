@@ -81,28 +81,59 @@ def test_cuts_are_found_for_the_packaged_model_by_name_or_file() -> None:
 
 def test_escalation_is_off_by_default_and_when_on_applies_to_an_english_collection_only() -> None:
     judge = Scripted(0.5)
-    assert make_escalation(EvaluateSettings(), judge, "qwen2.5-coder-1.5b", "english") is None
+    assert (
+        make_escalation(EvaluateSettings(), judge, "qwen2.5-coder-1.5b", "english", web=True)
+        is None
+    )
     asked = EvaluateSettings(escalate=True)
-    on = make_escalation(asked, judge, "qwen2.5-coder-1.5b", "english")
+    on = make_escalation(asked, judge, "qwen2.5-coder-1.5b", "english", web=False)
     assert on is not None and (on.upper, on.lower) == ESCALATION_CUTS["qwen2.5-coder-1.5b"]
     # not measured: another language, another model, or another evaluator
-    assert make_escalation(asked, judge, "qwen2.5-coder-1.5b", "turkish") is None
-    assert make_escalation(asked, judge, "gemma3:27b", "english") is None
+    assert make_escalation(asked, judge, "qwen2.5-coder-1.5b", "turkish", web=False) is None
+    assert make_escalation(asked, judge, "gemma3:27b", "english", web=False) is None
     for method in ("cross-encoder", "llm"):
         settings = EvaluateSettings(method=method, escalate=True)
-        assert make_escalation(settings, judge, "qwen2.5-coder-1.5b", "english") is None
+        assert make_escalation(settings, judge, "qwen2.5-coder-1.5b", "english", web=False) is None
     off = EvaluateSettings(escalate=False)
-    assert make_escalation(off, judge, "qwen2.5-coder-1.5b", "english") is None
+    assert make_escalation(off, judge, "qwen2.5-coder-1.5b", "english", web=False) is None
+    assert make_escalation(off, judge, "qwen2.5-coder-1.5b", "english", web=True) is None
+
+
+def test_web_mode_escalates_only_where_web_search_is_configured() -> None:
+    judge = Scripted(0.5)
+    web = EvaluateSettings(escalate="web")
+    assert make_escalation(web, judge, "qwen2.5-coder-1.5b", "english", web=False) is None
+    on = make_escalation(web, judge, "qwen2.5-coder-1.5b", "english", web=True)
+    assert on is not None and (on.upper, on.lower) == ESCALATION_CUTS["qwen2.5-coder-1.5b"]
+    # the cuts still belong to a measured model and language
+    assert make_escalation(web, judge, "qwen2.5-coder-1.5b", "turkish", web=True) is None
+    # always on, with or without web search
+    always = EvaluateSettings(escalate=True)
+    assert make_escalation(always, judge, "qwen2.5-coder-1.5b", "english", web=False) is not None
+
+
+def test_the_escalate_setting_reads_true_false_and_web_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from crag.config import load_settings
+    from crag.errors import ConfigError
+
+    for raw, want in (("true", True), ("false", False), ("web", "web")):
+        monkeypatch.setenv("CRAG_EVALUATE__ESCALATE", raw)
+        assert load_settings().evaluate.escalate == want
+    monkeypatch.setenv("CRAG_EVALUATE__ESCALATE", "sometimes")
+    with pytest.raises(ConfigError, match=r"evaluate\.escalate"):
+        load_settings()
 
 
 def test_cuts_set_by_the_user_apply_to_any_model_and_language() -> None:
     both = EvaluateSettings(escalate=True, escalate_upper=0.8, escalate_lower=0.4)
-    made = make_escalation(both, Scripted(0.5), "gemma3:27b", "turkish")
+    made = make_escalation(both, Scripted(0.5), "gemma3:27b", "turkish", web=False)
     assert made is not None and (made.upper, made.lower) == (0.8, 0.4)
     one = EvaluateSettings(escalate=True, escalate_upper=0.95)
-    made = make_escalation(one, Scripted(0.5), "qwen2.5-coder-1.5b", "english")
+    made = make_escalation(one, Scripted(0.5), "qwen2.5-coder-1.5b", "english", web=False)
     assert made is not None and (made.upper, made.lower) == (
         0.95,
         ESCALATION_CUTS["qwen2.5-coder-1.5b"][1],
     )
-    assert make_escalation(one, Scripted(0.5), "gemma3:27b", "english") is None
+    assert make_escalation(one, Scripted(0.5), "gemma3:27b", "english", web=False) is None
