@@ -102,17 +102,19 @@ def test_ambiguous_refines_in_each_mode_and_notes_the_web_gap(sample_index, llms
 
 
 def test_ambiguous_is_escalated_to_the_generator_model(sample_index, llms) -> None:
-    """With `evaluate.escalate` (off by default), the evidence evaluator's AMBIGUOUS goes to
-    the packaged 1.5B model: one call on the best-scored passage, and the verdict follows its
-    measured cuts (crag.grading.escalation). A passage that answers is judged likelier than
-    one on another topic."""
+    """With `evaluate.escalate` (by default only with web search), the evidence evaluator's
+    AMBIGUOUS goes to the packaged 1.5B model: one call on the best-scored passage, and the
+    verdict follows its measured cuts (crag.grading.escalation). A passage that answers is
+    judged likelier than one on another topic."""
     settings, index = sample_index
-    assert build_pipeline(settings, index).components.escalation is None  # off by default
+    # the default, "web": no web search configured here, so no escalation
+    assert build_pipeline(settings, index).components.escalation is None
+    before = settings.evaluate.escalate
     settings.evaluate.escalate = True
     try:
         pipeline, _ = _pipeline(sample_index, llms, upper=1.0, lower=0.0, judge="evidence")
     finally:
-        settings.evaluate.escalate = False
+        settings.evaluate.escalate = before
     escalation = pipeline.components.escalation
     assert escalation is not None  # an English collection, the packaged generator
     p_yes = {}

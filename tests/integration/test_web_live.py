@@ -4,7 +4,8 @@ web part behind the local search double (real HTTP on 127.0.0.1), reached throug
 and the SearXNG API; the knowledge base is the shipped sample corpus.
 
 Verdicts are pinned through the thresholds (lower 1 → INCORRECT; upper 1, lower 0 →
-AMBIGUOUS; no escalation) so each branch is exercised with the real judge producing the scores.
+AMBIGUOUS; no escalation, but in the test of the default escalation) so each branch is
+exercised with the real judge producing the scores.
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ def _question(text: str) -> dict:
         return next(q for q in map(json.loads, fh) if q["question"] == text)
 
 
-def _pipeline(sample_index, llm, generator_llm, double, tmp_path, provider, upper, lower):
+def _pipeline(
+    sample_index, llm, generator_llm, double, tmp_path, provider, upper, lower, escalate=False
+):
     settings, index = sample_index
     settings = settings.model_copy(deep=True)
     settings.data_dir = tmp_path  # the web cache lives here
@@ -58,8 +61,8 @@ def _pipeline(sample_index, llm, generator_llm, double, tmp_path, provider, uppe
     )
     pipeline = build_pipeline(settings, index)
     pipeline.components.trigger = ActionTrigger(upper=upper, lower=lower)
-    # the verdict is pinned: an AMBIGUOUS one is not escalated to the generator's model
-    pipeline.components.escalation = None
+    if not escalate:  # the verdict is pinned: an AMBIGUOUS one is not escalated
+        pipeline.components.escalation = None
     # share the session's loaded models (the grader RoleLLM is shared by judge and rewriter)
     share_models(pipeline, llm, generator_llm)
     return pipeline
@@ -159,3 +162,25 @@ def test_a_reading_budget_keeps_the_best_local_and_web_strips_and_says_so(
     now = [s.text for s in t.strips if s.kept] + [s.text for s in t.web.strips if s.kept]
     assert set(now) == best
     assert any(n.startswith("read the best 2 strips, local and web together") for n in t.notes)
+
+
+def test_with_web_search_the_default_escalates_an_ambiguous_verdict(
+    sample_index, llm, generator_llm, double, tmp_path
+) -> None:
+    """`evaluate.escalate` is "web" by default: with web search configured, an AMBIGUOUS
+    verdict goes to the generator's model, and its verdict decides whether the web is read
+    instead of (INCORRECT), beside (AMBIGUOUS) or not at all (CORRECT)."""
+    q = _question("who played worf on star trek the next generation?")
+    pipeline = _pipeline(
+        sample_index, llm, generator_llm, double, tmp_path, "searxng", 1.0, 0.0, escalate=True
+    )
+    escalation = pipeline.components.escalation
+    assert escalation is not None  # the default, with web search, English, the packaged 1.5B
+    answer = pipeline.ask(q["question"])
+    t = answer.trace
+    e = t.escalation
+    assert e is not None and t.verdict is e.verdict is escalation.verdict(e.p_yes)
+    assert [c.role for c in t.calls if c.purpose == "escalate"] == ["generator"]
+    # the sample corpus says nothing of Star Trek: the judge says no to its best passage
+    assert e.verdict is Verdict.INCORRECT, e
+    assert t.web is not None and t.web_query and t.strips == []  # the web instead

@@ -122,8 +122,13 @@ def test_the_escalation_is_part_of_the_fingerprint_where_it_applies(
     """A run made without the escalation is not resumed with it, nor the other way round."""
     settings = Settings(data_dir=tmp_path / "data")
     plain = _fingerprint(plan_eval(EvalConfig(dataset, limit=10), settings))
-    assert "escalation" not in plain  # off by default: runs resume as before
+    assert "escalation" not in plain  # "web" by default, and no web search: as before
     on = settings.model_copy(deep=True)
     on.evaluate.escalate = True
     found = _fingerprint(plan_eval(EvalConfig(dataset, limit=10), on))
     assert found["escalation"] == [0.897, 0.696]  # English, the packaged 1.5B generator
+    web = settings.model_copy(deep=True)
+    web.web.provider = "searxng"
+    web.web.searxng_url = "http://127.0.0.1:9"
+    found = _fingerprint(plan_eval(EvalConfig(dataset, limit=10), web))
+    assert found["escalation"] == [0.897, 0.696]  # the default escalates with web search

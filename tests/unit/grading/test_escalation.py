@@ -79,12 +79,12 @@ def test_cuts_are_found_for_the_packaged_model_by_name_or_file() -> None:
     assert escalation_cuts("gemma3:27b") is None
 
 
-def test_escalation_is_off_by_default_and_when_on_applies_to_an_english_collection_only() -> None:
+def test_by_default_escalation_needs_web_search_and_applies_to_an_english_collection_only() -> None:
     judge = Scripted(0.5)
-    assert (
-        make_escalation(EvaluateSettings(), judge, "qwen2.5-coder-1.5b", "english", web=True)
-        is None
-    )
+    default = EvaluateSettings()
+    assert default.escalate == "web"
+    assert make_escalation(default, judge, "qwen2.5-coder-1.5b", "english", web=False) is None
+    assert make_escalation(default, judge, "qwen2.5-coder-1.5b", "english", web=True) is not None
     asked = EvaluateSettings(escalate=True)
     on = make_escalation(asked, judge, "qwen2.5-coder-1.5b", "english", web=False)
     assert on is not None and (on.upper, on.lower) == ESCALATION_CUTS["qwen2.5-coder-1.5b"]
