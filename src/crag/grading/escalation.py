@@ -26,7 +26,7 @@ INCORRECT: at most 8 % of answerable ones fall below), and they belong to the ju
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from crag.config import EvaluateSettings
 from crag.grading.base import RetrievalEvaluator
@@ -87,15 +87,13 @@ class Escalation:
     judge: RetrievalEvaluator
     upper: float
     lower: float
-
-    @property
-    def trigger(self) -> ActionTrigger:
-        """The cuts as CRAG's rule over one score (crag.grading.trigger): CORRECT from
-        `upper`, INCORRECT below `lower`, AMBIGUOUS between or when unknown (NaN)."""
-        return ActionTrigger(self.upper, self.lower)
+    # The cuts as CRAG's rule over one score (crag.grading.trigger): CORRECT from `upper`,
+    # INCORRECT below `lower`, AMBIGUOUS between or when unknown (NaN). Built once, it refuses
+    # cuts out of order, as it does thresholds.
+    trigger: ActionTrigger = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        ActionTrigger(self.upper, self.lower)  # refuses cuts out of order, as it does thresholds
+        object.__setattr__(self, "trigger", ActionTrigger(self.upper, self.lower))
 
     def verdict(self, p_yes: float) -> Verdict:
         return self.trigger.decide([p_yes])
