@@ -45,5 +45,6 @@ def escalated(
     return {
         **update,
         "verdict": out.verdict,
+        "escalation": record,
         "trace": add_trace(update["trace"], log.part(part)),
     }

@@ -129,8 +129,7 @@ def web_search(state: CragState, runtime: Runtime[Components]) -> CragState:
     c = runtime.context
     scores = state.get("scores") or []
     incorrect = state.get("verdict") is Verdict.INCORRECT
-    trace = state.get("trace")
-    escalated = trace.escalation if trace is not None else None
+    escalated = state.get("escalation")
     why_local = (
         f"the generator's model judged the best retrieved passage not to answer it (P(yes) "
         f"{escalated.p_yes:.2f}, below {escalated.lower:.2f}), and "
@@ -259,8 +258,7 @@ def generate(state: CragState, runtime: Runtime[Components]) -> CragState:
     strips = _with_chunk_scores(strips, state.get("reranked") or [], state.get("scores"))
     # An escalated CORRECT is still verified: its judge read the passage, not the span the
     # reader takes from it (on the SQuAD tuning runs it let "Dave Logan" through unverified)
-    trace = state.get("trace")
-    unverified = state.get("verdict") is Verdict.CORRECT and (trace is None or not trace.escalation)
+    unverified = state.get("verdict") is Verdict.CORRECT and state.get("escalation") is None
     floor = None if unverified else runtime.context.trigger.lower
     return _generate(state, runtime, strips, floor, reread=True)
 

@@ -20,7 +20,7 @@ from crag.models.reranker import Reranker
 from crag.modes import Mode
 from crag.refine.strips import Refiner
 from crag.reflect import Reflection, Reflector, ReflectPolicy
-from crag.trace import TracePart, add_trace
+from crag.trace import EscalationRecord, TracePart, add_trace
 from crag.types import ScoredChunk, Strip, Verdict
 from crag.web.corrector import WebOutcome
 
@@ -48,6 +48,7 @@ class CragState(TypedDict, total=False):
     reranked: list[ScoredChunk]
     scores: list[float]
     verdict: Verdict
+    escalation: EscalationRecord  # the AMBIGUOUS verdict was escalated (crag.grading.escalation)
     strips: list[Strip]
     web_strips: list[Strip]
     refuse_reason: str
