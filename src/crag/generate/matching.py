@@ -29,11 +29,11 @@ __all__ = [
     "find_in_sources",
     "fold",
     "locate",
-    "number_wording",
     "option_in",
     "short_answer",
     "span_of",
     "unsourced_contacts",
+    "word_spans",
 ]
 
 _MARK = re.compile(r"\[\d+(?:\s*,\s*\d+)*\]")
@@ -43,7 +43,6 @@ _OPTION = re.compile(r"--?[^\W\d_][\w-]*(?:=\S*)?$")  # one option: "-k", "--sor
 # The short answer ends at its first citation marker, or at a sentence end / line break.
 _MARK_NEXT = re.compile(r"\s*\[\d")
 _LOWER_NEXT = re.compile(rf"\s+[^\W\d_{CAPITALS}]")  # " operator": a word in lower case
-_BRACKETS = "()[]{}<>"
 _SHORT_END = re.compile(r"\[\d|[.!?…]\s|[.!?…]$|\n")
 _URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"'\])]+", re.IGNORECASE)
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
@@ -110,7 +109,7 @@ def _contains(haystack: list[str], needle: list[str]) -> bool:
     return False
 
 
-def _word_spans(text: str) -> list[tuple[str, int, int]]:
+def word_spans(text: str) -> list[tuple[str, int, int]]:
     """Each word of `text` folded as `fold` folds it, with where it stands in `text`."""
     out: list[tuple[str, int, int]] = []
     for m in _WORD.finditer(text):
@@ -120,60 +119,11 @@ def _word_spans(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
-def number_wording(short: str, source: str) -> str | None:
-    """The source's own wording of a short answer that spells a number the other way.
-
-    "4" read from a passage that says "four academic divisions" is shown as "four": the
-    answer then quotes its source, and a reader checking it finds the words it cites. None
-    when the source holds the answer as written, or not at all.
-    """
-    want = fold(short)
-    raw = [w.casefold() for w in _WORD.findall(short)]
-    if not want:
-        return None
-    have = _word_spans(source)
-    found: str | None = None
-    n = len(want)
-    for i in range(len(have) - n + 1):
-        window = have[i : i + n]
-        if [w for w, _, _ in window] != want:
-            continue
-        wording = source[window[0][1] : window[-1][2]]
-        spelled = [w.casefold() for w in _WORD.findall(wording)]
-        if spelled == raw:
-            return None  # the source also says it as the answer does
-        if found is None and any(
-            a != b and as_digits(a) == as_digits(b) for a, b in zip(spelled, raw, strict=False)
-        ):
-            found = wording
-    return found
-
-
-def bracket_spelling(short: str, source: str) -> str | None:
-    """The source's own spelling of a short answer whose words it holds as written but
-    between other brackets: "Box[T]" read from "`Box<T>`" is shown "Box<T>" (the model
-    rewrote the angle brackets; in Rust "Box[T]" names nothing). None when the source spells
-    it the same, or differs in any word."""
-    if not any(c in short for c in _BRACKETS):
-        return None
-    span = span_of(short, source)
-    if span is None:
-        return None
-    start, end = span
-    closing = len(short) - len(short.rstrip(_BRACKETS))
-    while closing and end < len(source) and source[end] in _BRACKETS:
-        end, closing = end + 1, closing - 1
-    wording = source[start:end]
-    if wording == short or _WORD.findall(wording) != _WORD.findall(short):
-        return None
-    return wording
-
-
 def span_of(short: str, text: str) -> tuple[int, int] | None:
     """Where `text` first holds the words of `short` in order, adjacent (folded and with the
     last word's suffix allowed, as `find_in_sources` matches them); None when it does not."""
     want = fold(short)
-    have = _word_spans(text)
+    have = word_spans(text)
     n = len(want)
     if not n:
         return None

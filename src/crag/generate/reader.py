@@ -31,7 +31,8 @@ from crag.generate.alignment import alignment
 from crag.generate.answer_check import cite
 from crag.generate.citations import Source, answer_sentences
 from crag.generate.confidence import answer_probs
-from crag.generate.matching import bracket_spelling, number_wording, option_in, short_answer
+from crag.generate.matching import find_in_sources, option_in, short_answer
+from crag.generate.wording import source_spelling, source_wording
 from crag.refine.rewrite_check import content_forms
 from crag.types import Strip
 
@@ -86,13 +87,24 @@ class Candidate:
 
 def _recite_first(sentences: list[str], n: int, short: str, source: str) -> tuple[str, str]:
     """The reply with its first sentence (the short answer) citing source `n` alone, and the
-    short answer in the source's own wording where it spells a number the other way or
-    writes its words between other brackets."""
+    short answer in the source's own wording where it spells a number the other way, writes
+    its words between other brackets or misspells one (`crag.generate.wording`)."""
     first = sentences[0]
-    wording = number_wording(short, source) or bracket_spelling(short, source)
+    wording = source_wording(short, source)
     if wording is not None and short in first:
         first, short = first.replace(short, wording, 1), wording
     return " ".join([cite(first, n), *sentences[1:]]), short
+
+
+def _respelled(first: str, short: str, sources: list[Source]) -> tuple[str, str]:
+    """The first sentence and short answer in the spelling of the first source that holds
+    the answer with a word misspelled (`source_spelling`): tied to nothing as misspelled, the
+    answer would keep the model's citation and pass only as a paraphrase. Unchanged when no
+    source holds such a near form."""
+    for s in sources:
+        if (spelled := source_spelling(short, s.findable)) is not None and short in first:
+            return first.replace(short, spelled, 1), spelled
+    return first, short
 
 
 def candidate(
@@ -112,6 +124,8 @@ def candidate(
     if not short:
         return None
     probs = answer_probs(tokens, short)
+    if not find_in_sources(short, {s.n: s.findable for s in sources}):
+        sentences[0], short = _respelled(sentences[0], short, sources)
     scored = [(alignment(question, short, s.findable), s.n) for s in sources]
     best, n = max(scored, key=lambda x: (x[0], -x[1]))
     if best <= 0.0:  # tied nowhere (a paraphrase, or found in no source): the model's citation

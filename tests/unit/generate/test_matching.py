@@ -10,7 +10,6 @@ from crag.generate.matching import (
     find_in_sources,
     fold,
     locate,
-    number_wording,
     short_answer,
     unsourced_contacts,
 )
@@ -91,21 +90,6 @@ def test_contact_details_must_occur_in_the_cited_source() -> None:
     assert unsourced_contacts("It opened in 1937 [1].", ["It opened in 1937."]) == []
 
 
-def test_a_number_answer_takes_the_sources_spelling_only_where_it_differs() -> None:
-    text = "The university has four academic divisions; 1997 saw two more."
-    assert number_wording("4", text) == "four"
-    assert number_wording("4 academic divisions", text) == "four academic divisions"
-    assert number_wording("2", text) == "two"
-    assert number_wording("Four", text) is None  # as written, case aside
-    assert number_wording("1997", text) is None
-    assert number_wording("5", text) is None  # not in the source at all
-    # "4" inside "1940" is no occurrence of the word; a literal "4" anywhere is
-    assert number_wording("4", "In 1940 it had four divisions.") == "four"
-    assert number_wording("2", "Kuvvet iki kuvvete bölünebilir.") == "iki"
-    assert number_wording("4", "Dört kişi geldi.") == "Dört"
-    assert number_wording("4", "It had four divisions, 4 of them new.") is None
-
-
 def test_an_option_is_found_only_as_itself() -> None:
     sources = {1: "--no-ignore-case  Do not ignore case.", 2: "-i, --ignore-case  Ignore case."}
     assert find_in_sources("--ignore-case", sources) == [2]
@@ -113,18 +97,6 @@ def test_an_option_is_found_only_as_itself() -> None:
     assert find_in_sources("-I", sources) == []  # options are case-sensitive
     assert find_in_sources("--sort=WORD", {1: "--sort=WORD  sort by WORD"}) == [1]
     assert find_in_sources("ignore case", sources) == [1, 2]  # words: as before
-
-
-def test_an_answer_between_other_brackets_takes_its_sources_spelling() -> None:
-    from crag.generate.matching import bracket_spelling
-
-    source = "The simplest smart pointer is a box, whose type is written `Box<T>`. Boxes"
-    assert bracket_spelling("Box[T]", source) == "Box<T>"
-    assert bracket_spelling("HashMap[K, V]", "The type `HashMap<K, V>` maps") == "HashMap<K, V>"
-    assert bracket_spelling("Box<T>", source) is None  # spelled the same
-    assert bracket_spelling("Box[U]", source) is None  # another word
-    assert bracket_spelling("box[T]", source) is None  # another case: not only the brackets
-    assert bracket_spelling("Box", source) is None  # no bracket to respell
 
 
 def test_a_dropped_markers_gap_closes_but_an_operators_space_stays() -> None:
