@@ -13,6 +13,9 @@ well each separates right answers from wrong ones (ROC-AUC) and what passes at t
   the model judges the place the answer was taken from.
 - `grader`: the shipped wording asked of the grader role's model (the packaged 0.5B), as a
   second, independent opinion; the table adds the mean of its P(yes) and the run's own.
+- `sentence`: the shipped wording over the sentence of the passage that states the answer
+  (`crag.generate.quote`, the one the answer quotes), not the whole passage: less to be
+  distracted by.
 - `answer_last`: the question first, then the passage, then the answer, asked "Is … the
   answer to the question according to the passage?" (the answer next to the reply token).
 
@@ -28,9 +31,10 @@ from typing import Any
 
 from bench.common import console, print_table, roc_auc, write_results
 from bench.contrast import load
+from crag.generate.quote import quote
 from crag.generate.verify import AnswerJudge
 
-VARIANTS = ("shipped", "mark", "answer_last", "grader")
+VARIANTS = ("shipped", "mark", "sentence", "answer_last", "grader")
 
 
 class AnswerLast(AnswerJudge):
@@ -55,6 +59,8 @@ def score(judge: Any, variant: str, row: dict[str, Any]) -> float:
         return float(judge.score(text, ["-"])[0])  # AnswerLast's message is all in `question`
     if variant == "mark":
         passage = _marked(passage, short)
+    if variant == "sentence":
+        passage = quote(short, question, passage) or passage
     return float(judge.score(f"{question}\nAnswer: {short}", [passage])[0])
 
 
@@ -73,8 +79,8 @@ def main() -> None:
         Settings(), ("generator", "grader") if "grader" in variants else ("generator",)
     )
     llm = roles["generator"]
-    judge = AnswerJudge(llm)  # `mark` changes the passage, not the wording
-    judges = {"shipped": judge, "mark": judge, "answer_last": AnswerLast(llm)}
+    judge = AnswerJudge(llm)  # `mark`, `sentence` change the passage, not the wording
+    judges = {"shipped": judge, "mark": judge, "sentence": judge, "answer_last": AnswerLast(llm)}
     if "grader" in variants:
         judges["grader"] = AnswerJudge(roles["grader"])
     rows = [row for run in args.runs for row in load(run)]
