@@ -85,3 +85,34 @@ def test_the_option_is_found_on_its_page_and_answered(man_pages, generator_llm) 
     assert not answer.refused, answer.text
     assert short_answer(answer.text) == "-t", answer.text
     assert answer.citations and Path(answer.citations[0].source).name == "tar.txt"
+
+
+@pytest.fixture(scope="module")
+def one_page(tmp_path_factory: pytest.TempPathFactory, embedder):
+    folder = tmp_path_factory.mktemp("one-page")
+    what, does, options = PAGES["tar"]
+    (folder / "tar.txt").write_text(_INTRO.format(name="tar", what=what, does=does) + options)
+    with ingested(folder, "one-page", embedder) as built:
+        yield built
+
+
+def test_on_one_page_each_option_is_its_own_strip_scored_with_the_title(
+    one_page, generator_llm
+) -> None:
+    # one page, one title: chunks are not read titled (crag.titles), but an option entry's
+    # strip still is (crag.refine.strips.option_entry), and the answer quotes that entry alone
+    settings, index = one_page
+    pipeline = build_pipeline(settings, index)
+    pipeline.components.generator.llm.llm = generator_llm
+    answer = pipeline.ask(QUESTION)
+    t = answer.trace
+    assert not any("document's title" in n for n in t.notes)
+    entries = [s for s in t.strips if s.text.startswith("-")]
+    assert {s.text for s in entries} >= {
+        "-c, --create create a new archive",
+        "-t, --list list the contents of an archive",
+    }
+    best = max(t.strips, key=lambda s: s.score)
+    assert best.text == "-t, --list list the contents of an archive" and best.kept
+    assert short_answer(answer.text) in {"-t", "-t, --list"}, answer.text
+    assert "--create" not in answer.text and "--append" not in answer.text, answer.text

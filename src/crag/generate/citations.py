@@ -23,6 +23,7 @@ from crag.types import Chunk, Citation, Strip
 
 __all__ = [
     "MARK",
+    "STRIP_JOIN",
     "Source",
     "answer_sentences",
     "check_citations",
@@ -33,6 +34,8 @@ __all__ = [
 ]
 
 MARK = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")  # [1] or [1, 3]
+# Between the kept strips of one chunk in its source's text: what was left out lies there.
+STRIP_JOIN = " … "
 # A sentence end followed by markers: "capital. [1]", "1937.[1][2]" (group 1: the end mark).
 # A stop written again after the markers ("BC. [1].") is the same sentence end: dropped.
 _MARKS_AFTER_STOP = re.compile(r"([.!?…]+)((?:\s*\[\d+(?:\s*,\s*\d+)*\])+)([.!?…]*)")
@@ -137,7 +140,7 @@ def number_sources(strips: list[Strip], titled: bool = False) -> list[Source]:
         Source(
             n=i,
             chunk=grouped[cid][0].chunk,
-            text=" … ".join(s.text for s in grouped[cid]),
+            text=STRIP_JOIN.join(s.text for s in grouped[cid]),
             label=title_of(grouped[cid][0].chunk) if labelled else "",
         )
         for i, cid in enumerate(order, start=1)

@@ -23,6 +23,7 @@ import re
 from typing import Literal
 
 from crag.generate.alignment import alignment
+from crag.generate.citations import STRIP_JOIN
 from crag.generate.framing import readable, without_special_tokens
 from crag.generate.instructions import drop_instructions, is_instruction
 from crag.generate.matching import find_in_sources, span_of
@@ -70,7 +71,10 @@ def quote(short: str, question: str, text: str, min_share: float = 0.5) -> str |
     sentence holds it (nor, for a paraphrase, `min_share` of its content words)."""
     text, _ = drop_instructions(readable(text))  # what the reader was shown of it
     text = without_special_tokens(text)
-    said = [s for s in (_EDGE.sub("", s) for s in sentences(text)) if s and not is_instruction(s)]
+    # each strip on its own: an option entry opens with no capital ("… -t, --list list the
+    # contents"), and the next strip would run on in the sentence before it
+    pieces = (s for part in text.split(STRIP_JOIN) for s in sentences(part))
+    said = [s for s in (_EDGE.sub("", s) for s in pieces) if s and not is_instruction(s)]
     holding = [s for s in said if find_in_sources(short, {0: s})]
     if not holding:
         shares = [(_paraphrase_share(short, s), s) for s in said]

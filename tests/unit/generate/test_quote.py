@@ -9,6 +9,7 @@ import pytest
 from tests.support.strips import strips
 
 from crag.generate import Generator
+from crag.generate.citations import STRIP_JOIN
 from crag.generate.quote import MAX_QUOTE, STOP, close_marker, quote
 from crag.models.llm.base import ChatRequest, ChatResult
 
@@ -188,3 +189,16 @@ def test_a_long_list_is_quoted_around_the_answer_cut_at_words() -> None:
     assert said.startswith("[…] ") and said.endswith(" […]") and len(said) <= MAX_QUOTE + 12
     inner = said.removeprefix("[…] ").removesuffix(" […]")
     assert f" {inner} " in f" Header: {fields} "  # cut between words, not inside one
+
+
+def test_a_quote_never_runs_across_the_gap_between_two_strips() -> None:
+    # two kept entries of one option list: the second opens with no capital, so as one text
+    # the quote ran "-r, --append append files to the end of an archive… -t, --list …"
+    text = STRIP_JOIN.join(
+        ["-r, --append append files to the end of an archive", "-t, --list list the contents"]
+    )
+    question = "Which tar option lists the contents of an archive?"
+    assert quote("-t, --list", question, text) == "-t, --list list the contents"
+    assert quote("-r", "Which tar option appends files?", text) == (
+        "-r, --append append files to the end of an archive"
+    )

@@ -117,6 +117,54 @@ def test_excerption_keeps_each_section_apart_and_led_by_its_heading() -> None:
     ]
 
 
+MAN_PAGE = (
+    "given, the file is overwritten.\n\n       -h --help\n\t      Display a help screen and "
+    "quit.\n\n       -k --keep\n\t      Keep (don't delete) input files during compression."
+    "\n\n       -l --list\n\t      For each compressed file, list the following fields:"
+    "\n\n\t      compressed size: size of the compressed file"
+)
+
+
+def test_each_entry_of_an_option_list_opens_its_own_strip() -> None:
+    got = [s.text for s in decompose([chunk(MAN_PAGE)], "excerption")]
+    assert got == [
+        "given, the file is overwritten.",
+        "-h --help Display a help screen and quit.",
+        "-k --keep Keep (don't delete) input files during compression.",
+        # the entry's further paragraphs stay with it
+        "-l --list For each compressed file, list the following fields: compressed size: size "
+        "of the compressed file",
+    ]
+    # prose is grouped as before: a negative number or a dash inside a sentence opens nothing
+    prose = "It froze at -40 degrees.\n\n-40 is cold, they said. Then it thawed."
+    assert [s.text for s in decompose([chunk(prose)], "excerption")] == [
+        "It froze at -40 degrees. -40 is cold, they said. Then it thawed."
+    ]
+
+
+class _Reading:
+    """Records what the evaluator was asked to score."""
+
+    name = "reading"
+
+    def __init__(self) -> None:
+        self.read: list[str] = []
+
+    def score(self, question: str, passages: list[str]) -> list[float]:
+        self.read += passages
+        return [0.5] * len(passages)
+
+
+def test_an_option_entry_is_scored_with_its_documents_title() -> None:
+    # "-k --keep Keep (don't delete) input files" does not say it is gzip's: its title does
+    page = Chunk(id="g", text=MAN_PAGE, source="/man/gzip.txt", doc_id="text", position=0,
+                 start=0, end=len(MAN_PAGE), title="gzip")  # fmt: skip
+    reading = _Reading()
+    Refiner(reading, top_k=5).refine("Which gzip option keeps the input files?", [page])
+    assert reading.read[0] == "given, the file is overwritten."  # prose: as it is
+    assert reading.read[2] == "gzip\n-k --keep Keep (don't delete) input files during compression."
+
+
 class KeywordScorer:
     """A deterministic evaluator for refinement order tests (the LLM judge is tested live)."""
 
