@@ -62,10 +62,15 @@ def _occurs(needle: list[str], hay: list[str], suffixes: bool) -> bool:
     for i in range(len(hay) - n + 1):
         if hay[i : i + n - 1] != needle[:-1]:
             continue
-        last = hay[i + n - 1]
-        if last == needle[-1] or (suffixes and last.startswith(needle[-1])):
+        last, gold = hay[i + n - 1], needle[-1]
+        if last == gold or (suffixes and last.startswith(gold) and not _more_digits(last, gold)):
             return True
     return False
+
+
+def _more_digits(word: str, gold: str) -> bool:
+    """`word` continues the number `gold` ("1890" after "189"): another number, no suffix."""
+    return gold[-1:].isdigit() and word[len(gold) : len(gold) + 1].isdigit()
 
 
 def contains_answer(prediction: str, golds: Iterable[str], language: str = "en") -> bool:

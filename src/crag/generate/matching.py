@@ -21,7 +21,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from crag.index.numerals import as_digits
+from crag.index.numerals import accented_digits, as_digits
 from crag.refine.strips import CAPITALS
 
 __all__ = [
@@ -55,9 +55,9 @@ _SUFFIX = 4
 
 def fold(text: str) -> list[str]:
     """Words of `text` for matching: casefolded (İ/I/ı/i all as i), accents dropped, small
-    English number words as digits."""
+    number words as digits (`crag.index.numerals`)."""
     text = text.replace("İ", "i").replace("I", "i").replace("ı", "i")
-    text = unicodedata.normalize("NFKD", text.casefold())
+    text = unicodedata.normalize("NFKD", accented_digits(text.casefold()))
     text = "".join(ch for ch in text if not unicodedata.combining(ch))
     return [as_digits(w) for w in _WORD.findall(text)]
 
@@ -103,10 +103,18 @@ def _contains(haystack: list[str], needle: list[str]) -> bool:
     for i in range(len(haystack) - n + 1):
         if haystack[i : i + n - 1] != needle[:-1]:
             continue
-        last, word = needle[-1], haystack[i + n - 1]
-        if word == last or (word.startswith(last) and len(word) - len(last) <= _SUFFIX):
+        if _suffixed(haystack[i + n - 1], needle[-1]):
             return True
     return False
+
+
+def _suffixed(word: str, last: str) -> bool:
+    """`word` is `last`, or `last` with a suffix ("yüzyıllarda", "1930s") — never with more
+    digits: "31" is another number than "3", and "1937" than "19"."""
+    extra = word[len(last) :]
+    if not word.startswith(last) or len(extra) > _SUFFIX:
+        return False
+    return not (extra and last[-1:].isdigit() and extra[0].isdigit())
 
 
 def word_spans(text: str) -> list[tuple[str, int, int]]:

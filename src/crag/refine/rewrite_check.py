@@ -96,10 +96,11 @@ def _fold(word: str) -> str:
 @lru_cache(maxsize=8192)
 def forms(word: str) -> frozenset[str]:
     """The word lower-cased and folded, and its English and Turkish stems (of the part before
-    an apostrophe: "Kore'nin" → "kore"); a small number word also in digits ("four" → "4")."""
+    an apostrophe: "Kore'nin" → "kore"); a small number word also in digits ("four" → "4",
+    "üç" → "3": with its accents, `crag.index.numerals`)."""
     stem = re.split(r"['’]", word, maxsplit=1)[0]
     folded = _fold(stem)
-    out = {_fold(word), folded, as_digits(folded)}
+    out = {_fold(word), folded, as_digits(folded), as_digits(stem.casefold())}
     if folded in _IRREGULAR:
         out.add(_IRREGULAR[folded])
     for language in ("english", "turkish"):

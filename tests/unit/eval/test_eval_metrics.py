@@ -57,6 +57,9 @@ def test_contains_answer_turkish_suffixes_only_in_turkish() -> None:
     assert contains_answer(answer, ["10. ve 11. yüzyıllar"], "tr")  # "yüzyıllar" + "da"
     assert contains_answer(answer, ["Normandiya"], "tr")  # apostrophe splits "ya" off
     assert not contains_answer(answer, ["10. ve 11. yüzyıllar"], "en")  # no suffixing
+    # a suffix is no more digits: "31" is another number than "3"
+    assert not contains_answer("yaklaşık 31 kilometre", ["3"], "tr")
+    assert contains_answer("1890'larda göç etti", ["1890"], "tr")
     # only the last token may be extended: "ve" must be a whole token
     assert not contains_answer("10. vea 11. yüzyıl", ["10. ve 11. yüzyıl"], "tr")
     assert contains_answer("İSTANBUL'DA yaşar", ["istanbul"], "tr")

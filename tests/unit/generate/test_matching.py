@@ -67,6 +67,18 @@ def test_a_short_answer_is_found_in_order_with_a_suffix_on_its_last_word() -> No
     # "bir" is also "a", "on" an English word: neither is a number
     assert find_in_sources("1", {1: "Bir gün geldi."}) == []
     assert find_in_sources("10", {1: "It stood on the hill."}) == []
+    # "üç" is 3 only with its accents: folded, "uc" is the abbreviation "UC"
+    assert find_in_sources("3", {1: "Boğaz üzerinde üç asma köprü bulunur."}) == [1]
+    assert find_in_sources("3", {1: "She studied at UC Berkeley."}) == []
+
+
+def test_a_number_is_not_found_inside_a_longer_number() -> None:
+    # a suffix is letters: "3" is not in "31", nor "19" in "1937" (the quote once explained
+    # "3" bridges with the sentence about the strait's 31 kilometres)
+    assert find_in_sources("3", {1: "Uzunluğu yaklaşık 31 kilometredir."}) == []
+    assert find_in_sources("19", {1: "It opened in 1937."}) == []
+    assert find_in_sources("1930", {1: "He moved in the 1930s."}) == [1]
+    assert find_in_sources("May 27", {1: "on May 27, 1937"}) == [1]
 
 
 def test_the_models_marker_breaks_ties_but_is_not_evidence() -> None:

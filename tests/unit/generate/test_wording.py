@@ -28,6 +28,7 @@ def test_a_number_answer_takes_the_sources_spelling_only_where_it_differs() -> N
     assert number_wording("2", "Kuvvet iki kuvvete bölünebilir.") == "iki"
     assert number_wording("4", "Dört kişi geldi.") == "Dört"
     assert number_wording("4", "It had four divisions, 4 of them new.") is None
+    assert number_wording("3", "Boğaz üzerinde üç asma köprü bulunur.") == "üç"
 
 
 def test_an_answer_between_other_brackets_takes_its_sources_spelling() -> None:
