@@ -37,7 +37,7 @@ from crag.types import Chunk, Strip
 if TYPE_CHECKING:  # a protocol for annotations only: grading's trainer imports this module
     from crag.grading.base import RetrievalEvaluator
 
-__all__ = ["CAPITALS", "RefineMode", "Refiner", "decompose", "sentences"]
+__all__ = ["CAPITALS", "RefineMode", "Refiner", "decompose", "option_entry", "sentences"]
 
 RefineMode = Literal["selection", "excerption", "fixed_num"]
 # A sentence ends at `.`/`!`/`?`/`…` and any closing quotes or brackets after it (kept with the
