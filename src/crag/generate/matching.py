@@ -25,6 +25,7 @@ from crag.index.numerals import accented_digits, as_digits
 from crag.refine.strips import CAPITALS
 
 __all__ = [
+    "WORD",
     "contact_details",
     "find_in_sources",
     "fold",
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 _MARK = re.compile(r"\[\d+(?:\s*,\s*\d+)*\]")
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+WORD = re.compile(r"[^\W_]+", re.UNICODE)  # a word, as matching splits text into words
 _DASHED = re.compile(r"-+\w")  # "-k", "--keep", "-40": the hyphen belongs to the answer
 _OPTION = re.compile(r"--?[^\W\d_][\w-]*(?:=\S*)?$")  # one option: "-k", "--sort=WORD"
 # The short answer ends at its first citation marker, or at a sentence end / line break.
@@ -59,7 +60,7 @@ def fold(text: str) -> list[str]:
     text = text.replace("İ", "i").replace("I", "i").replace("ı", "i")
     text = unicodedata.normalize("NFKD", accented_digits(text.casefold()))
     text = "".join(ch for ch in text if not unicodedata.combining(ch))
-    return [as_digits(w) for w in _WORD.findall(text)]
+    return [as_digits(w) for w in WORD.findall(text)]
 
 
 def short_answer(answer: str) -> str:
@@ -120,7 +121,7 @@ def _suffixed(word: str, last: str) -> bool:
 def word_spans(text: str) -> list[tuple[str, int, int]]:
     """Each word of `text` folded as `fold` folds it, with where it stands in `text`."""
     out: list[tuple[str, int, int]] = []
-    for m in _WORD.finditer(text):
+    for m in WORD.finditer(text):
         folded = fold(m.group())
         if len(folded) == 1:
             out.append((folded[0], m.start(), m.end()))

@@ -101,9 +101,10 @@ def _respelled(first: str, short: str, sources: list[Source]) -> tuple[str, str]
     the answer with a word misspelled (`source_spelling`): tied to nothing as misspelled, the
     answer would keep the model's citation and pass only as a paraphrase. Unchanged when no
     source holds such a near form."""
-    for s in sources:
-        if (spelled := source_spelling(short, s.findable)) is not None and short in first:
-            return first.replace(short, spelled, 1), spelled
+    if short in first:
+        for s in sources:
+            if (spelled := source_spelling(short, s.findable)) is not None:
+                return first.replace(short, spelled, 1), spelled
     return first, short
 
 

@@ -12,14 +12,11 @@ written, or holds no near form of it.
 
 from __future__ import annotations
 
-import re
-
-from crag.generate.matching import fold, span_of, word_spans
+from crag.generate.matching import WORD, fold, span_of, word_spans
 from crag.index.numerals import as_digits
 
 __all__ = ["bracket_spelling", "number_wording", "source_spelling", "source_wording"]
 
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # a word, as `crag.generate.matching` splits them
 _BRACKETS = "()[]{}<>"
 
 
@@ -40,7 +37,7 @@ def number_wording(short: str, source: str) -> str | None:
     when the source holds the answer as written, or not at all.
     """
     want = fold(short)
-    raw = [w.casefold() for w in _WORD.findall(short)]
+    raw = [w.casefold() for w in WORD.findall(short)]
     if not want:
         return None
     have = word_spans(source)
@@ -51,7 +48,7 @@ def number_wording(short: str, source: str) -> str | None:
         if [w for w, _, _ in window] != want:
             continue
         wording = source[window[0][1] : window[-1][2]]
-        spelled = [w.casefold() for w in _WORD.findall(wording)]
+        spelled = [w.casefold() for w in WORD.findall(wording)]
         if spelled == raw:
             return None  # the source also says it as the answer does
         if found is None and any(
@@ -76,7 +73,7 @@ def bracket_spelling(short: str, source: str) -> str | None:
     while closing and end < len(source) and source[end] in _BRACKETS:
         end, closing = end + 1, closing - 1
     wording = source[start:end]
-    if wording == short or _WORD.findall(wording) != _WORD.findall(short):
+    if wording == short or WORD.findall(wording) != WORD.findall(short):
         return None
     return wording
 
