@@ -145,6 +145,22 @@ def test_reranker_and_strips_read_titles_where_they_differ_the_verdict_never() -
         assert not any(p.startswith(("tar\n", "cp\n", "man\n")) for p in reranker.read)
 
 
+def test_an_option_entry_is_scored_with_its_documents_title_even_under_one_title() -> None:
+    # "-k --keep Keep (don't delete) input files" does not say it is gzip's: its title does.
+    # One document, so the chunks are not read titled; the entry's strip still is
+    page = (
+        "given, the file is overwritten.\n\n       -k --keep\n\t      Keep (don't delete) "
+        "input files during compression."
+    )
+    scorer = _Recording()
+    question = "Which gzip option keeps the input files?"
+    Refiner(scorer, top_k=5).refine(question, [_chunk("g", page, "gzip")])
+    assert scorer.read == [
+        "given, the file is overwritten.",  # prose: as it is
+        "gzip\n-k --keep Keep (don't delete) input files during compression.",
+    ]
+
+
 def test_rerank_reads_titles_only_when_asked_and_where_they_differ() -> None:
     hits = [ScoredChunk(_chunk("cp", CP, "cp"), 1.0), ScoredChunk(_chunk("tar", TAR, "tar"), 0.5)]
     scorer = _Recording()

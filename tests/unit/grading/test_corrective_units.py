@@ -142,29 +142,6 @@ def test_each_entry_of_an_option_list_opens_its_own_strip() -> None:
     ]
 
 
-class _Reading:
-    """Records what the evaluator was asked to score."""
-
-    name = "reading"
-
-    def __init__(self) -> None:
-        self.read: list[str] = []
-
-    def score(self, question: str, passages: list[str]) -> list[float]:
-        self.read += passages
-        return [0.5] * len(passages)
-
-
-def test_an_option_entry_is_scored_with_its_documents_title() -> None:
-    # "-k --keep Keep (don't delete) input files" does not say it is gzip's: its title does
-    page = Chunk(id="g", text=MAN_PAGE, source="/man/gzip.txt", doc_id="text", position=0,
-                 start=0, end=len(MAN_PAGE), title="gzip")  # fmt: skip
-    reading = _Reading()
-    Refiner(reading, top_k=5).refine("Which gzip option keeps the input files?", [page])
-    assert reading.read[0] == "given, the file is overwritten."  # prose: as it is
-    assert reading.read[2] == "gzip\n-k --keep Keep (don't delete) input files during compression."
-
-
 class KeywordScorer:
     """A deterministic evaluator for refinement order tests (the LLM judge is tested live)."""
 
