@@ -104,14 +104,18 @@ def _excerpts(text: str, per_strip: int, max_chars: int) -> list[str]:
     names what the section's sentences are about, and a strip without it loses the answer.
     Likewise a strip never runs from one entry of an option list into the next: each entry
     of a man page ("-t sort by time, newest first") opens a strip, so its option is scored
-    and read with its own description, not diluted by the two options beside it."""
+    and read with its own description, not diluted by the two options beside it. And a strip
+    does not end on a sentence that ends with a colon: it introduces what follows ("Or, to
+    include the optional HTTP/2 support, use:" and the command after it, in a code block of
+    its own), and apart they lose the answer — the lead-in names the question's words, the
+    code line holds the answer."""
     out: list[str] = []
     for heading, body in sections(text):
         first = len(out)
         group: list[str] = []
         for sentence in sentences(body):
             if group and (
-                len(group) >= per_strip
+                (len(group) >= per_strip and not group[-1].endswith(":"))
                 or len(" ".join(group)) + len(sentence) > max_chars
                 or option_entry(sentence)
             ):

@@ -142,6 +142,24 @@ def test_each_entry_of_an_option_list_opens_its_own_strip() -> None:
     ]
 
 
+def test_a_sentence_ending_with_a_colon_keeps_what_it_introduces() -> None:
+    """httpx's README: the command for HTTP/2 stands alone in a code block after its lead-in;
+    cut after three sentences, the strip that names HTTP/2 lost the command."""
+    readme = (
+        "## Installation\n\nInstall with pip:\n\n```shell\n$ pip install httpx\n```\n\n"
+        "Or, to include the optional HTTP/2 support, use:\n\n```shell\n"
+        "$ pip install httpx[http2]\n```\n\nHTTPX requires Python 3.8+.\n"
+    )
+    assert [s.text for s in decompose([chunk(readme)], "excerption")] == [
+        "Installation. Install with pip: $ pip install httpx Or, to include the optional HTTP/2 "
+        "support, use: $ pip install httpx[http2]",
+        "HTTPX requires Python 3.8+.",
+    ]
+    # the length cap still holds
+    long = "Use this:\n\n" + "x " * 400
+    assert len(decompose([chunk(long)], "excerption", excerpt_sentences=1)) == 2
+
+
 class KeywordScorer:
     """A deterministic evaluator for refinement order tests (the LLM judge is tested live)."""
 
