@@ -33,7 +33,15 @@ from dataclasses import dataclass
 from crag.titles import SEPARATOR, shorten
 from crag.types import Heading
 
-__all__ = ["MAX_HEADING", "Headings", "heading_text", "opens_fence", "sections", "strip_comments"]
+__all__ = [
+    "MAX_HEADING",
+    "Headings",
+    "heading_text",
+    "inline_text",
+    "opens_fence",
+    "sections",
+    "strip_comments",
+]
 
 MAX_HEADING = 120  # characters of one heading kept: a name (a long signature too), not a paragraph
 
@@ -47,16 +55,44 @@ _REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
 _EMPHASIS = re.compile(r"(?<![\w\\])(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1(?!\w)")
 _ANCHOR = re.compile(r"\s*[#¶§]+$")  # a permalink sign after a heading (Node.js "#", Sphinx "¶")
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!<>|])")
+# the HTML a README writes around its text (a collapsible section, a centred logo, a badge
+# link): only these tags, so a type in prose ("List<String>") is not taken for one
+_HTML_TAG = re.compile(
+    r"</?(?:a|b|br|center|code|details|div|em|h[1-6]|hr|i|img|kbd|li|ol|p|picture|source|"
+    r"span|strong|sub|summary|sup|table|tbody|td|th|thead|tr|ul)(?:\s[^<>]*)?/?>",
+    re.IGNORECASE,
+)
 
 
 def heading_text(raw: str) -> str:
     """A heading as it reads on the rendered page: inline Markdown reduced to its text."""
-    text = _IMAGE_OR_LINK.sub(r"\1", raw)
-    text = _REF_LINK.sub(r"\1", text)
-    text = text.replace("`", "")
+    text = _links_and_tags(raw).replace("`", "")
     text = _EMPHASIS.sub(r"\2", text)
     text = _ANCHOR.sub("", _ESCAPE.sub(r"\1", text))
     return shorten(" ".join(text.split()), MAX_HEADING)
+
+
+def inline_text(raw: str) -> str:
+    """`raw` as a rendered page shows it: links and images reduced to their text, a README's
+    HTML tags and backslash escapes removed, whitespace collapsed. Code spans keep their
+    backticks and emphasis marks stay (`__init__` is a name, not bold). Why: what crag
+    quotes to the user from a Markdown source ("Rich uses the [pygments](https://pygments.org/)
+    library …", after a "<summary>Syntax Highlighting</summary>") should read as the page does."""
+    return " ".join(_ESCAPE.sub(r"\1", _links_and_tags(raw, any_label=False)).split())
+
+
+def _links_and_tags(text: str, *, any_label: bool = True) -> str:
+    """Links, images and HTML tags reduced to their text. A reference link `[text][label]`
+    only where its label is empty or its text (`any_label=False`) in running text: a page's
+    "[citation needed][original research?]" is no link."""
+    text = _IMAGE_OR_LINK.sub(r"\1", text)
+    text = _REF_LINK.sub(lambda m: m.group(1) if any_label or _same_label(m) else m.group(0), text)
+    return _HTML_TAG.sub(" ", text)
+
+
+def _same_label(m: re.Match[str]) -> bool:
+    label = m.group(0)[len(m.group(1)) + 3 : -1]
+    return not label or label.casefold() == m.group(1).casefold()
 
 
 def opens_fence(line: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from crag.headings import Headings, heading_text, sections, strip_comments
+from crag.headings import Headings, heading_text, inline_text, sections, strip_comments
 from crag.ingest.chunking import Chunker
 from crag.ingest.documents import load_html, load_markdown
 
@@ -76,6 +76,25 @@ def test_headings_read_as_rendered_and_stay_short() -> None:
     assert heading_text("Installation ¶") == "Installation"
     assert heading_text(r"Options \<string\>") == "Options <string>"
     assert len(heading_text("word " * 100)) == 120
+
+
+def test_inline_text_reads_as_the_page_and_keeps_code_and_types() -> None:
+    readme = (
+        '<p align="center"><strong>HTTPX</strong></p> Rich uses the [pygments](https://'
+        "pygments.org/) library, see [the docs][]. **NOTE**: `pip install httpx[http2]`"
+    )
+    assert inline_text(readme) == (
+        "HTTPX Rich uses the pygments library, see the docs. **NOTE**: `pip install httpx[http2]`"
+    )
+    assert inline_text("call `__init__` or __NOMAGIC__") == "call `__init__` or __NOMAGIC__"
+    # a reference link whose label is its text; Wikipedia's bracketed notes are no links
+    assert inline_text("[Granian][granian] serves it.[citation needed][note 1]") == (
+        "Granian serves it.[citation needed][note 1]"
+    )
+    # only a README's HTML tags go: a type in prose is no tag
+    assert inline_text("It returns a List<String>, or <b>none</b>.") == (
+        "It returns a List<String>, or none ."
+    )
 
 
 def test_html_comments_are_removed_and_an_unclosed_one_is_left() -> None:

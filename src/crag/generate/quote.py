@@ -14,7 +14,9 @@ in order, folded as the answer check folds them; or, for a paraphrased answer, m
 content words) and ties it closest to the question (`crag.generate.alignment`), taken from the
 text as the reader was shown it: invisible characters, text under a bidi override and
 sentences that speak to an AI (`crag.generate.framing`, `crag.generate.instructions`) are not
-there, and a quote must not carry them to the user either.
+there, and a quote must not carry them to the user either. A Markdown source's sentence is
+quoted as its page reads (`crag.headings.inline_text`: link text without its target, no HTML
+tags), unless that would lose the short answer (a URL asked for).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from crag.generate.citations import STRIP_JOIN
 from crag.generate.framing import readable, without_special_tokens
 from crag.generate.instructions import drop_instructions, is_instruction
 from crag.generate.matching import find_in_sources, span_of
+from crag.headings import inline_text
 from crag.refine.rewrite_check import content_forms, content_words, forms
 from crag.refine.strips import sentences
 
@@ -84,7 +87,10 @@ def quote(short: str, question: str, text: str, min_share: float = 0.5) -> str |
         holding = [s for share, s in shares if share == best]
     # max() keeps the first of equals: the earlier sentence wins a tie
     said_best = _EDITORIAL.sub("", max(holding, key=lambda s: alignment(question, short, s)))
-    return _window(said_best, short)
+    shown = inline_text(said_best)  # as the page reads: no link targets, no README HTML
+    if find_in_sources(short, {0: said_best}) and not find_in_sources(short, {0: shown}):
+        shown = said_best  # the answer is in what the page hides (a link's URL)
+    return _window(shown, short)
 
 
 def _window(sentence: str, short: str) -> str:

@@ -202,3 +202,22 @@ def test_a_quote_never_runs_across_the_gap_between_two_strips() -> None:
     assert quote("-r", "Which tar option appends files?", text) == (
         "-r, --append append files to the end of an archive"
     )
+
+
+def test_a_markdown_sentence_is_quoted_as_its_page_reads() -> None:
+    readme = (
+        "<details>\n<summary>Syntax Highlighting</summary>\n\nRich uses the [pygments]"
+        "(https://pygments.org/) library to implement [syntax highlighting](https://rich."
+        "readthedocs.io/en/latest/syntax.html)."
+    )
+    question = "Which library does Rich use for syntax highlighting?"
+    assert quote("pygments", question, readme) == (
+        "Rich uses the pygments library to implement syntax highlighting."
+    )
+    # a paraphrased answer too (a list the source writes with "and")
+    granian = "[Granian][granian] is a Rust HTTP server which supports HTTP/2, TLS and WebSockets."
+    assert quote("HTTP/2, TLS, WebSockets", "Which protocols does it support?", granian) == (
+        "Granian is a Rust HTTP server which supports HTTP/2, TLS and WebSockets."
+    )
+    # a link target asked for is quoted with it
+    assert "(https://pygments.org/)" in (quote("https://pygments.org/", question, readme) or "")
