@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from crag.headings import Headings, heading_text, inline_text, sections, strip_comments
+from crag.headings import (
+    Headings,
+    heading_text,
+    inline_text,
+    link_text,
+    sections,
+    strip_comments,
+)
 from crag.ingest.chunking import Chunker
 from crag.ingest.documents import load_html, load_markdown
 
@@ -140,3 +147,11 @@ def test_an_html_page_keeps_its_sections_as_markdown() -> None:
 def test_heading_starts_are_where_their_lines_start() -> None:
     text = "# Title\n\nIntro.\n\nSection\n-------\n\nBody.\n"
     assert Headings(text).starts == [0, text.index("Section")]
+
+
+def test_link_text_scores_a_link_by_its_text_and_leaves_other_text_alone() -> None:
+    licence = "Distributed under the [Apache 2.0 license](https://www.apache.org/licenses/)."
+    assert link_text(licence) == "Distributed under the Apache 2.0 license."
+    assert link_text("![logo](l.png) [docs](https://x.dev)") == "logo docs"
+    plain = "A list [1] and [note 2][note 1] and <Ol> tags"
+    assert link_text(plain) is plain

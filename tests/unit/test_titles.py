@@ -167,3 +167,17 @@ def test_rerank_reads_titles_only_when_asked_and_where_they_differ() -> None:
     assert [h.chunk.id for h in rerank(scorer, "q", hits, 2, titles=True)] == ["tar", "cp"]
     assert [h.chunk.id for h in rerank(scorer, "q", hits, 2)] == ["cp", "tar"]  # stable ties
     assert scorer.read == [f"cp\n{CP}", f"tar\n{TAR}", CP, TAR]
+
+
+def test_the_reranker_verdict_and_strip_scores_read_a_link_by_its_text() -> None:
+    # a README's licence section: the URL is no evidence, and it diluted the scores
+    licence = (
+        "## License\n\nThis package is distributed under the [Apache 2.0 license]"
+        "(https://www.apache.org/licenses/LICENSE-2.0.html)."
+    )
+    state, reranker, evaluator, strips = _run([_chunk("t", licence, "trafilatura")])
+    for read in (reranker.read, evaluator.read, strips.read):
+        assert read and not any("https://" in p for p in read)
+        assert any("the Apache 2.0 license." in p for p in read)
+    # the reader still reads the URL: it can be the answer asked for
+    assert any("https://www.apache.org" in s.text for s in state["strips"])

@@ -74,6 +74,9 @@ def quote(short: str, question: str, text: str, min_share: float = 0.5) -> str |
     sentence holds it (nor, for a paraphrase, `min_share` of its content words)."""
     text, _ = drop_instructions(readable(text))  # what the reader was shown of it
     text = without_special_tokens(text)
+    page = inline_text(text)  # as the page reads: no link targets, no README HTML
+    if find_in_sources(short, {0: page}) or not find_in_sources(short, {0: text}):
+        text = page  # (else the answer is in what the page hides: a link's URL)
     # each strip on its own: an option entry opens with no capital ("… -t, --list list the
     # contents"), and the next strip would run on in the sentence before it
     pieces = (s for part in text.split(STRIP_JOIN) for s in sentences(part))
@@ -87,10 +90,7 @@ def quote(short: str, question: str, text: str, min_share: float = 0.5) -> str |
         holding = [s for share, s in shares if share == best]
     # max() keeps the first of equals: the earlier sentence wins a tie
     said_best = _EDITORIAL.sub("", max(holding, key=lambda s: alignment(question, short, s)))
-    shown = inline_text(said_best)  # as the page reads: no link targets, no README HTML
-    if find_in_sources(short, {0: said_best}) and not find_in_sources(short, {0: shown}):
-        shown = said_best  # the answer is in what the page hides (a link's URL)
-    return _window(shown, short)
+    return _window(said_best, short)
 
 
 def _window(sentence: str, short: str) -> str:

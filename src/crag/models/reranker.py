@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Protocol, runtime_checkable
 
+from crag.headings import link_text
 from crag.titles import titled, with_title
 from crag.types import ScoredChunk
 
@@ -53,9 +54,9 @@ def rerank(
     search all pass `retrieval.titles`, so they rank alike).
     """
     if titles and titled(h.chunk for h in hits):
-        texts = [with_title(h.chunk) for h in hits]
+        texts = [link_text(with_title(h.chunk)) for h in hits]
     else:
-        texts = [h.chunk.text for h in hits]
+        texts = [link_text(h.chunk.text) for h in hits]
     scores = reranker.score(query, texts)
     if scores is None:
         return hits[:top_k]

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from langgraph.runtime import Runtime
 
+from crag.headings import link_text
 from crag.models.reranker import rerank
 from crag.pipeline.escalate_step import escalated
 from crag.pipeline.reflect_step import reflect
@@ -92,7 +93,8 @@ def evaluate(state: CragState, runtime: Runtime[Components]) -> CragState:
         # as they are, not titled: the evidence weights and the thresholds (shipped or
         # calibrated) were fitted on chunks as they are, and a title makes every chunk of a
         # document look on topic (crag.titles)
-        scores = c.evaluator.score(state["question"], [h.chunk.text for h in hits])
+        # (a Markdown link read as its text: crag.headings.link_text)
+        scores = c.evaluator.score(state["question"], [link_text(h.chunk.text) for h in hits])
         verdict = c.trigger.decide(scores)
     records = TracePart(
         evaluations=[

@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
-from crag.headings import sections
+from crag.headings import link_text, sections
 from crag.titles import names, with_title
 from crag.types import Chunk, Strip
 
@@ -53,8 +53,11 @@ _HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
 # "-1 list one file per line"); a number ("-40 degrees") is not one.
 _OPTION_ENTRY = re.compile(r"--?(?:[^\W\d_][\w?-]*|\d)(?:[=\[,]|\s|$)")
 # a code fence's line: the code ends (or starts) there, and so does a sentence — a page's
-# text often follows a code block on the next line ("}\n```\nThe type of x is …")
-_FENCE_LINE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,}).*$", re.MULTILINE)
+# text often follows a code block on the next line ("}\n```\nThe type of x is …"); a
+# thematic break ("---") too, and it holds no text
+_FENCE_LINE = re.compile(
+    r"^\s{0,3}(?:`{3,}.*|~{3,}.*|(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$", re.MULTILINE
+)
 
 
 _ABBREVIATION = re.compile(
@@ -218,8 +221,8 @@ class Refiner:
         if self.mode == "selection" and all(s.chunk.id in known for s in strips):
             scores = [known[s.chunk.id] for s in strips]
         else:
-            texts = [
-                with_title(s.chunk, s.text) if titled or option_entry(s.text) else s.text
+            texts = [  # scored as the page reads, a link by its text (`link_text`)
+                link_text(with_title(s.chunk, s.text) if titled or option_entry(s.text) else s.text)
                 for s in strips
             ]
             scores = self.evaluator.score(question, texts)
