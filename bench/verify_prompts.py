@@ -18,6 +18,8 @@ well each separates right answers from wrong ones (ROC-AUC) and what passes at t
   distracted by.
 - `answer_last`: the question first, then the passage, then the answer, asked "Is … the
   answer to the question according to the passage?" (the answer next to the reply token).
+- `tr_words`: on Turkish questions, the shipped check asked in Turkish (the reply still Yes
+  or No, whose first token the judge reads).
 
 Choose on `--tuning-part` runs. Writes bench/results/verify_prompts.json.
 """
@@ -34,7 +36,7 @@ from bench.contrast import load
 from crag.generate.quote import quote
 from crag.generate.verify import AnswerJudge
 
-VARIANTS = ("shipped", "mark", "sentence", "answer_last", "grader")
+VARIANTS = ("shipped", "mark", "sentence", "answer_last", "grader", "tr_words")
 
 
 class AnswerLast(AnswerJudge):
@@ -46,14 +48,28 @@ class AnswerLast(AnswerJudge):
     )
 
 
+class TurkishWords(AnswerJudge):
+    """The shipped check, asked in Turkish."""
+
+    system = "Dikkatli bir doğruluk denetçisisin. Tek kelimeyle yanıt ver: Yes ya da No."
+    user = (
+        "Metin:\n{passage}\n\nSoru: {question}\n\n"
+        "Metin, bunun sorunun yanıtı olduğunu söylüyor mu? Yes ya da No ile yanıt ver."
+    )
+
+
 def _marked(passage: str, short: str) -> str:
     """`passage` with each occurrence of `short` (case folded) marked «short»."""
     pattern = re.compile(re.escape(short), re.IGNORECASE)
     return pattern.sub(lambda m: f"«{m.group()}»", passage)
 
 
-def score(judge: Any, variant: str, row: dict[str, Any]) -> float:
+def score(judge: Any, variant: str, row: dict[str, Any]) -> float | None:
     question, short, passage = row["question"].strip(), row["short"], row["passage"]
+    if variant == "tr_words":
+        if row["language"] != "tr":
+            return None
+        return float(judge.score(f"{question}\nYanıt: {short}", [passage])[0])
     if variant == "answer_last":
         text = f"Question: {question}\n\nPassage:\n{passage}\n\nAnswer: {short}"
         return float(judge.score(text, ["-"])[0])  # AnswerLast's message is all in `question`
@@ -80,7 +96,10 @@ def main() -> None:
     )
     llm = roles["generator"]
     judge = AnswerJudge(llm)  # `mark`, `sentence` change the passage, not the wording
-    judges = {"shipped": judge, "mark": judge, "sentence": judge, "answer_last": AnswerLast(llm)}
+    judges = {
+        "shipped": judge, "mark": judge, "sentence": judge, "answer_last": AnswerLast(llm),
+        "tr_words": TurkishWords(llm),
+    }  # fmt: skip
     if "grader" in variants:
         judges["grader"] = AnswerJudge(roles["grader"])
     rows = [row for run in args.runs for row in load(run)]
@@ -92,11 +111,14 @@ def main() -> None:
     labels = [int(r["right"]) for r in rows]
     table = [["run's own", f"{roc_auc([r['p'] for r in rows], labels):.3f}", "", ""]]
     for v in variants:
-        scores = [r["variants"][v] for r in rows]
-        passed = [r for r, s in zip(rows, scores, strict=True) if s >= 0.75]
+        asked = [r for r in rows if r["variants"][v] is not None]
+        scores = [r["variants"][v] for r in asked]
+        right = [int(r["right"]) for r in asked]
+        own = roc_auc([r["p"] for r in asked], right)
+        passed = [r for r, s in zip(asked, scores, strict=True) if s >= 0.75]
         table.append([
-            v, f"{roc_auc(scores, labels):.3f}", str(sum(r["right"] for r in passed)),
-            str(sum(not r["right"] for r in passed)),
+            f"{v} ({len(asked)}; run's own there: {own:.3f})", f"{roc_auc(scores, right):.3f}",
+            str(sum(r["right"] for r in passed)), str(sum(not r["right"] for r in passed)),
         ])  # fmt: skip
     if "grader" in variants:
         mean = [(r["p"] + r["variants"]["grader"]) / 2 for r in rows]
