@@ -52,7 +52,7 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _NOT_PARAGRAPH = re.compile(r"^ {0,3}(?:[-*+>|]|\d+[.)]\s|#|<|`{3}|~{3})")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _IMAGE_OR_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
+_REF_LINK = re.compile(r"\[([^\]]+)\]\[([^\]]*)\]")  # [text][label]
 _EMPHASIS = re.compile(r"(?<![\w\\])(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1(?!\w)")
 _ANCHOR = re.compile(r"\s*[#¶§]+$")  # a permalink sign after a heading (Node.js "#", Sphinx "¶")
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!<>|])")
@@ -106,8 +106,8 @@ def _links_and_tags(text: str, *, any_label: bool = True) -> str:
 
 
 def _same_label(m: re.Match[str]) -> bool:
-    label = m.group(0)[len(m.group(1)) + 3 : -1]
-    return not label or label.casefold() == m.group(1).casefold()
+    text, label = m.group(1), m.group(2)
+    return not label or label.casefold() == text.casefold()
 
 
 def opens_fence(line: str) -> str:
