@@ -20,14 +20,18 @@ __all__ = ["escalated"]
 def escalated(
     question: str,
     hits: list[ScoredChunk],
+    texts: list[str],
     scores: list[float],
     cuts: Escalation,
     update: CragState,
 ) -> CragState:
     """The AMBIGUOUS verdict escalated to the generator's model (crag.grading.escalation): its
-    own stage, so the trace times the extra call. Its verdict replaces the evaluator's."""
+    own stage, so the trace times the extra call. Its verdict replaces the evaluator's.
+
+    `texts` are the hits as the evaluator scored them (a link by its text), so the judge
+    weighs the passage the evaluator weighed."""
     with stage("escalate") as log:
-        out = cuts.escalate(question, [h.chunk.text for h in hits], scores)
+        out = cuts.escalate(question, texts, scores)
     if out is None:
         return update
     hit = hits[out.index]

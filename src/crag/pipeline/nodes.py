@@ -93,8 +93,10 @@ def evaluate(state: CragState, runtime: Runtime[Components]) -> CragState:
         # as they are, not titled: the evidence weights and the thresholds (shipped or
         # calibrated) were fitted on chunks as they are, and a title makes every chunk of a
         # document look on topic (crag.titles)
-        # (a Markdown link read as its text: crag.headings.link_text)
-        scores = c.evaluator.score(state["question"], [link_text(h.chunk.text) for h in hits])
+        # (a Markdown link read as its text: crag.headings.link_text); the escalation's judge
+        # reads the same texts, so the two verdicts weigh the same passage
+        texts = [link_text(h.chunk.text) for h in hits]
+        scores = c.evaluator.score(state["question"], texts)
         verdict = c.trigger.decide(scores)
     records = TracePart(
         evaluations=[
@@ -106,7 +108,7 @@ def evaluate(state: CragState, runtime: Runtime[Components]) -> CragState:
     )
     update: CragState = {"scores": scores, "verdict": verdict, "trace": log.part(records)}
     if verdict is Verdict.AMBIGUOUS and c.escalation is not None:
-        return escalated(state["question"], hits, scores, c.escalation, update)
+        return escalated(state["question"], hits, texts, scores, c.escalation, update)
     return update
 
 

@@ -68,10 +68,11 @@ def _run(
     judge: Judge | None,
     nodes: tuple[str, ...] = ("retrieve", "rerank", "evaluate"),
     trigger: ActionTrigger | None = None,
+    chunks: list[Chunk] = CHUNKS,
 ):
     components = Components(
         retriever=SimpleNamespace(
-            search=lambda q, k=None: [ScoredChunk(c, 1.0 - i / 10) for i, c in enumerate(CHUNKS)]
+            search=lambda q, k=None: [ScoredChunk(c, 1.0 - i / 10) for i, c in enumerate(chunks)]
         ),
         evaluator=Fixed(),
         trigger=trigger or ActionTrigger(upper=0.8, lower=0.2),  # best 0.3: AMBIGUOUS
@@ -110,6 +111,18 @@ def test_a_judge_sure_of_the_best_passage_makes_it_correct() -> None:
     assert any("P(yes) 0.95" in n and n.endswith("CORRECT") for n in t.notes)
     # the evaluator's scores are kept, in rank order: the second-ranked chunk scored best
     assert [e.score for e in t.evaluations] == [0.1, 0.3]
+
+
+def test_the_judge_reads_the_passage_the_evaluator_scored_a_link_by_its_text() -> None:
+    linked = Chunk(
+        id="h", text="hive bees [dance](https://example.org/waggle)", source="a.md",
+        doc_id="d", position=1, start=18, end=63,
+    )  # fmt: skip
+    judge = Judge(0.95)
+    state, components = _run(judge, chunks=[CHUNKS[0], linked])
+    assert cast(Fixed, components.evaluator).read == [["rhine flows north", "hive bees dance"]]
+    assert judge.read == [["hive bees dance"]]
+    assert state["verdict"] is Verdict.CORRECT
 
 
 def test_a_judge_that_rejects_it_makes_it_incorrect_and_the_refusal_says_so() -> None:
