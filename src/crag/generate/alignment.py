@@ -23,6 +23,7 @@ among candidate answers and, below a floor, to decline one (`crag.generate.reade
 from __future__ import annotations
 
 from crag.refine.rewrite_check import content_words, forms, tokens
+from crag.symbols import symbolic
 
 __all__ = ["alignment", "answer_spans"]
 
@@ -30,9 +31,9 @@ WINDOW = 15  # words either side of the answer that can still tie it to the ques
 HALF_AT = 5  # a question word this many words away counts half
 
 
-def _runs(answer: str, words: list[frozenset[str]]) -> list[tuple[int, int]]:
+def _runs(answer: str, words: list[frozenset[str]], symbols: bool = False) -> list[tuple[int, int]]:
     """Where the answer's words stand in the passage as one run, in order."""
-    target = [forms(w) for w in tokens(answer)]
+    target = [forms(w) for w in tokens(answer, symbols)]
     n = len(target)
     if not n:
         return []
@@ -43,13 +44,16 @@ def _runs(answer: str, words: list[frozenset[str]]) -> list[tuple[int, int]]:
     ]
 
 
-def answer_spans(answer: str, words: list[frozenset[str]]) -> list[tuple[int, int]]:
+def answer_spans(
+    answer: str, words: list[frozenset[str]], symbols: bool = False
+) -> list[tuple[int, int]]:
     """Where the answer's words stand in the passage: (first, last) word positions.
 
     An exact run of the answer's words is preferred; failing that ("Hasar, Hachiun, Temüge"
     against "Hasar, Hachiun, and Temüge") each position of one of its content words is a span.
+    `symbols`: `words` were read with their symbols, for an answer written in symbols only.
     """
-    runs = _runs(answer, words)
+    runs = _runs(answer, words, symbols)
     if runs:
         return runs
     content = [forms(w) for w in content_words(answer)]
@@ -58,17 +62,18 @@ def answer_spans(answer: str, words: list[frozenset[str]]) -> list[tuple[int, in
 
 def alignment(question: str, answer: str, passage: str, window: int = WINDOW) -> float:
     """Share of the question's content words standing near the answer in `passage` (0–1)."""
-    answer_forms = {f for w in tokens(answer) for f in forms(w)}
+    sym = symbolic(answer)  # "~": found among the passage's symbols (crag.symbols)
+    answer_forms = {f for w in tokens(answer, sym) for f in forms(w)}
     asked = [forms(w) for w in content_words(question)]
     wanted = [f for f in asked if not f & answer_forms]
-    words = [forms(w) for w in tokens(passage)]
+    words = [forms(w) for w in tokens(passage, sym)]
     if asked and not wanted:
         # the answer holds every content word of the question ("What does max_attempts
         # represent?" — "max_attempts: An integer representing the maximum number of
         # attempts"): nothing is left to stand near it; a passage that holds the answer
         # word for word states it, one that does not ties it nowhere
-        return 1.0 if _runs(answer, words) else 0.0
-    spans = answer_spans(answer, words)
+        return 1.0 if _runs(answer, words, sym) else 0.0
+    spans = answer_spans(answer, words, sym)
     if not wanted or not spans:
         return 0.0
     where = [[i for i, w in enumerate(words) if w & f] for f in wanted]

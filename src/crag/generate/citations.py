@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from crag.refine.strips import CAPITALS, sentences
+from crag.symbols import SYMBOL
 from crag.titles import heading_of, title_of
 from crag.titles import titled as titled_chunks
 from crag.types import Chunk, Citation, Strip
@@ -52,11 +53,13 @@ def close_gaps(text: str) -> str:
 
 
 def has_words(text: str) -> bool:
-    """True when `text` holds a letter or digit outside its `[n]` markers.
+    """True when `text` holds a letter or digit outside its `[n]` markers, or a symbol
+    (`crag.symbols`: "~ [1]" names Vim's backup suffix).
 
     "[3]", "[1]." or " . [2]" say nothing: an answer made only of them is an empty answer.
     """
-    return bool(_WORD.search(MARK.sub(" ", text)))
+    bare = MARK.sub(" ", text)
+    return bool(_WORD.search(bare) or SYMBOL.search(bare))
 
 
 def _marks_before_stop(match: re.Match[str]) -> str:

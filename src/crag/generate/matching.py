@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from crag.index.numerals import accented_digits, as_digits
 from crag.refine.strips import CAPITALS
+from crag.symbols import SYMBOL, symbolic, symbols
 
 __all__ = [
     "WORD",
@@ -39,6 +40,7 @@ __all__ = [
 
 _MARK = re.compile(r"\[\d+(?:\s*,\s*\d+)*\]")
 WORD = re.compile(r"[^\W_]+", re.UNICODE)  # a word, as matching splits text into words
+_WORD_OR_SYMBOL = re.compile(f"{WORD.pattern}|{SYMBOL.pattern}")
 _DASHED = re.compile(r"-+\w")  # "-k", "--keep", "-40": the hyphen belongs to the answer
 _OPTION = re.compile(r"--?[^\W\d_][\w-]*(?:=\S*)?$")  # one option: "-k", "--sort=WORD"
 # The short answer ends at its first citation marker, or at a sentence end / line break.
@@ -128,9 +130,22 @@ def word_spans(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
+def _symbol_span(short: str, text: str) -> tuple[int, int] | None:
+    """Where `text` first holds the symbols of a symbols-only `short` in a row, nothing but
+    spaces and quotes between them."""
+    want = symbols(short)
+    have = [(m.group(), m.start(), m.end()) for m in _WORD_OR_SYMBOL.finditer(text)]
+    for i in range(len(have) - len(want) + 1):
+        if [t for t, _, _ in have[i : i + len(want)]] == want:
+            return have[i][1], have[i + len(want) - 1][2]
+    return None
+
+
 def span_of(short: str, text: str) -> tuple[int, int] | None:
     """Where `text` first holds the words of `short` in order, adjacent (folded and with the
     last word's suffix allowed, as `find_in_sources` matches them); None when it does not."""
+    if symbolic(short):
+        return _symbol_span(short, text)
     want = fold(short)
     have = word_spans(text)
     n = len(want)
@@ -152,9 +167,12 @@ def option_in(option: str, text: str) -> bool:
 def find_in_sources(text: str, sources: dict[int, str]) -> list[int]:
     """Numbers of the sources whose text holds the words of `text` in order, adjacent. A
     command-line option is found only as itself: "--ignore-case" is not in "--no-ignore-case",
-    nor "-s" in "-S" (options are case-sensitive)."""
+    nor "-s" in "-S" (options are case-sensitive). An answer written in symbols only ("~",
+    '"%"') is found where its symbols stand alone (`crag.symbols`), not inside a word."""
     if _OPTION.match(text):
         return [n for n, body in sources.items() if option_in(text, body)]
+    if symbolic(text):
+        return [n for n, body in sources.items() if _symbol_span(text, body) is not None]
     words = fold(text)
     return [n for n, body in sources.items() if _contains(fold(body), words)]
 

@@ -34,6 +34,7 @@ from crag.generate.confidence import answer_probs
 from crag.generate.matching import find_in_sources, option_in, short_answer
 from crag.generate.wording import source_spelling, source_wording
 from crag.refine.rewrite_check import content_forms
+from crag.symbols import symbols
 from crag.types import Strip
 
 __all__ = [
@@ -141,14 +142,17 @@ def repeats_question(short: str, question: str) -> bool:
     question's ("curriculum" for "What kind of curriculum …", "Budapest" for "In Budapest,
     where did Tesla work?"). Such a reply names no answer, so it is no candidate — unless the
     question offers choices, or the answer is a command-line option or a quoted literal the
-    question neither quotes nor names by what it is ("the `?` operator"). A short answer of
-    function words only ("Yes") is not judged."""
+    question neither quotes nor names by what it is ("the `?` operator"), or holds a symbol
+    the question does not write ('The "." command' for "Which command repeats the last
+    change?": `crag.symbols`). A short answer of function words only ("Yes") is not judged."""
     if _OPTION.match(short):
         return option_in(short, question)
     if (literal := _quoted(short)) is not None:
         q = re.escape(_QUOTES)
         quoted = re.search(rf"[{q}]{re.escape(literal)}[{q}]", question) is not None
         return quoted or _named_in(literal, question)
+    if set(symbols(short)) - set(symbols(question)):
+        return False
     said = content_forms(short)
     return bool(said) and said <= content_forms(question) and not _offers_choices(question)
 

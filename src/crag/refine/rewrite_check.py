@@ -37,6 +37,7 @@ from functools import lru_cache
 
 from crag.index.analyzer import Analyzer
 from crag.index.numerals import as_digits
+from crag.symbols import SYMBOL
 
 __all__ = [
     "STOPWORDS",
@@ -59,6 +60,7 @@ list please s t d ll ve re m o
 STOPWORDS = frozenset(_STOP_TEXT.split())
 # a word with what follows an apostrophe: "Kore'nin", "Macy's" (the suffix is not a word)
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+_TOKEN_OR_SYMBOL = re.compile(f"{_TOKEN.pattern}|{SYMBOL.pattern}")
 _ALL_I = str.maketrans({"İ": "i", "I": "i", "ı": "i"})
 MIN_COVERAGE = 1 / 2
 # Irregular English verb forms a stemmer cannot join ("wrote" / "written" → "write"): a
@@ -108,8 +110,11 @@ def forms(word: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def tokens(text: str) -> list[str]:
-    return _TOKEN.findall(unicodedata.normalize("NFKC", text))
+def tokens(text: str, symbols: bool = False) -> list[str]:
+    """The words of `text`; with `symbols`, its symbols too, in place (`crag.symbols`: the
+    answer alignment finds an answer written in symbols only, "~", among a passage's)."""
+    pattern = _TOKEN_OR_SYMBOL if symbols else _TOKEN
+    return pattern.findall(unicodedata.normalize("NFKC", text))
 
 
 def _is_stop(word: str) -> bool:

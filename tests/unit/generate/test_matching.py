@@ -11,6 +11,7 @@ from crag.generate.matching import (
     fold,
     locate,
     short_answer,
+    span_of,
     unsourced_contacts,
 )
 
@@ -118,3 +119,18 @@ def test_a_dropped_markers_gap_closes_but_an_operators_space_stays() -> None:
     assert close_gaps("Paris , France !") == "Paris, France!"
     # "The ? operator returns" read "The? operator returns" once the gap closed
     assert close_gaps("The ? operator returns early.") == "The ? operator returns early."
+
+
+def test_an_answer_in_symbols_is_found_where_it_stands_alone() -> None:
+    """Vim's backup suffix "~": found in "with a ~ added", not in "data.txt~" (crag.symbols);
+    an answer with a word is matched by its words as before."""
+    sources = {1: "the backup file data.txt~ is kept", 2: "with a ~ added to the end"}
+    assert find_in_sources("~", sources) == [2]
+    assert find_in_sources('"%"', {1: "Then the % command is handy", 2: "100%"}) == [1]
+    assert find_in_sources("$?", {1: "run echo $? after it"}) == [1]
+    assert find_in_sources("&", {1: "AT&T"}) == []
+    text = 'Then the "%" command is very handy'
+    start, end = span_of("%", text) or (0, 0)
+    assert text[start:end] == "%"
+    assert span_of("~", "no such symbol") is None
+    assert find_in_sources("20%", {1: "about 20 percent"}) == [1]  # words: as before

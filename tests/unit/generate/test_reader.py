@@ -260,6 +260,9 @@ def test_an_answer_that_only_repeats_the_question_is_no_candidate() -> None:
     assert not repeats_question("'.html'", "What does path.extname('index.html') return?")
     assert repeats_question("`'close'`", "When is the 'close' event emitted?")
     assert repeats_question("connection", event)
+    # a symbol the question does not write says something new (crag.symbols)
+    assert not repeats_question('The "." command', "Which command repeats the last change?")
+    assert repeats_question('The "%" command', 'What does the "%" command do?')
 
 
 def test_the_generator_passes_over_a_reading_that_repeats_the_question() -> None:
@@ -361,3 +364,25 @@ def test_a_literal_the_question_names_by_what_it_is_repeats_the_question() -> No
     # an operator named by its sign
     op = number_sources(strips("The `?` operator returns the error early."))
     assert candidates([Reading("`?` [1].", "all")], "What does the ? operator do?", op, found) == []
+
+
+VIM_BACKUP = "The name of the backup file is the original file with a ~ added to the end."
+VIM_REPEAT = 'The "." command is one of the simplest yet powerful commands. It repeats the last change.'
+
+
+def test_an_answer_in_symbols_is_a_candidate_tied_where_it_stands() -> None:
+    """Over Vim's manual the reader answered "~ [1]" and 'The "." command [1]': the first was
+    dropped as empty (no letter), the second as only repeating the question (its one word is
+    the question's). Both are answers (crag.symbols)."""
+    question = "What does Vim add to the end of a backup file's name?"
+    backup = strips(VIM_BACKUP, "Vim keeps a backup copy when overwriting a file.")
+    sources = number_sources(backup)
+    got = candidate("~ [1", question, sources, "all")
+    assert got is not None and (got.short, got.source) == ("~", 1) and got.alignment > 0.3
+    scored = [replace(s, score=v) for s, v in zip(backup, (0.6, 0.3), strict=True)]
+    out = Generator(ByPromptLLM("~ [1]", {"": "~ [1]"})).generate(question, scored, reread=True)
+    assert not out.refused and out.text.startswith("~ [1]"), out.text
+    repeat = [replace(s, score=0.6) for s in strips(VIM_REPEAT)]
+    llm = ByPromptLLM('The "." command [1].', {"": 'The "." command [1].'})
+    said = Generator(llm).generate("Which command repeats the last change?", repeat, reread=True)
+    assert not said.refused and said.text.startswith('The "." command [1]'), said.text
