@@ -82,10 +82,16 @@ class Checked:
     verified: Verification | None = None  # the verification asked, if any
 
 
-def cite(sentence: str, n: int) -> str:
-    """`sentence` citing source `n` alone (a marker added before its final stop if it had none)."""
+def cite(sentence: str, n: int, short: str = "") -> str:
+    """`sentence` citing source `n` alone (a marker added before its final stop if it had none).
+
+    A "!" or "?" that ends the short answer `short` where the sentence ends is the answer's own
+    (Vim's ":qall!"): the marker goes after it, and a stop after the marker ends the sentence
+    (":qall! [3]."), where ":qall [3]!" would change the command."""
     if MARK.search(sentence):
         return recite(sentence, n)
+    if short[-1:] in ("!", "?") and sentence.rstrip().endswith(short):
+        return close_gaps(f"{sentence.rstrip()} [{n}].")
     body = _END.sub("", sentence)
     stop = _END.search(sentence)
     return close_gaps(f"{body} [{n}]{stop.group(1) if stop else ''}")
@@ -121,7 +127,7 @@ def _quoted(
         notes.append(f"no sentence of [{n}] states {short!r}: no explanation quoted")
         return []
     sentence = close_gaps(MARK.sub("", sentence))
-    return [] if _repeats(sentence, said) else [cite(sentence, n)]
+    return [] if _repeats(sentence, said) else [cite(sentence, n, short)]
 
 
 def _best_score(strips: list[Strip]) -> float:

@@ -42,8 +42,9 @@ STRIP_JOIN = " … "
 _MARKS_AFTER_STOP = re.compile(r"([.!?…]+)((?:\s*\[\d+(?:\s*,\s*\d+)*\])+)([.!?…]*)")
 _WORD = re.compile(r"[^\W_]")  # a letter or digit
 # "red [9]." with [9] removed leaves "red ."; but "The ? operator returns" keeps its space: a
-# "?" or "!" that a lower-case word follows stands alone in the sentence (crag.generate.matching)
-_GAP = re.compile(rf"[ \t]+([.,;:…]|[!?](?![ \t]+[^\W\d_{CAPITALS}]))")
+# "?" or "!" that a lower-case word follows stands alone in the sentence (crag.generate.matching);
+# and so does a stop or colon glued to what follows it (Vim's ":qall!", a path's ".vimrc")
+_GAP = re.compile(rf"[ \t]+([.,;:…](?=[\s\])\"'”’]|$)|[!?](?![ \t]+[^\W\d_{CAPITALS}]))")
 
 
 def close_gaps(text: str) -> str:

@@ -119,6 +119,9 @@ def test_a_dropped_markers_gap_closes_but_an_operators_space_stays() -> None:
     assert close_gaps("Paris , France !") == "Paris, France!"
     # "The ? operator returns" read "The? operator returns" once the gap closed
     assert close_gaps("The ? operator returns early.") == "The ? operator returns early."
+    # nor a colon or stop glued to what follows: Vim's ":qall!", a ".vimrc"
+    assert close_gaps("throws away all changes: :qall!") == "throws away all changes: :qall!"
+    assert close_gaps("edit the .vimrc file .") == "edit the .vimrc file."
 
 
 def test_an_answer_in_symbols_is_found_where_it_stands_alone() -> None:

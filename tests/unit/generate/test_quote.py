@@ -221,3 +221,16 @@ def test_a_markdown_sentence_is_quoted_as_its_page_reads() -> None:
     )
     # a link target asked for is quoted with it
     assert "(https://pygments.org/)" in (quote("https://pygments.org/", question, readme) or "")
+
+
+def test_a_quote_ending_on_an_answer_with_its_own_bang_keeps_it_before_the_citation() -> None:
+    """Vim's ":qall!" quoted as ":qall [3]!" changed the command: the "!" that ends the short
+    answer stays with it. A sentence's own "!" still takes the marker before it."""
+    vim = "Finally, there is a command that quits Vim and throws away all changes: :qall!"
+    question = "Which command quits Vim and throws away all changes?"
+    out = Generator(StoppingLLM(":qall! [1].")).generate(question, strips(vim))
+    assert out.text == f":qall! [1]. {vim} [1].", out.text
+    said = Generator(StoppingLLM("the waggle dance [1].")).generate(
+        "What do foragers dance?", strips("Foragers dance the waggle dance to tell mates!")
+    )
+    assert said.text.endswith("to tell mates [1]!"), said.text

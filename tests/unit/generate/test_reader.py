@@ -367,7 +367,9 @@ def test_a_literal_the_question_names_by_what_it_is_repeats_the_question() -> No
 
 
 VIM_BACKUP = "The name of the backup file is the original file with a ~ added to the end."
-VIM_REPEAT = 'The "." command is one of the simplest yet powerful commands. It repeats the last change.'
+VIM_REPEAT = (
+    'The "." command is one of the simplest yet powerful commands. It repeats the last change.'
+)
 
 
 def test_an_answer_in_symbols_is_a_candidate_tied_where_it_stands() -> None:
