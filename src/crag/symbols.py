@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["SYMBOL", "quoted_symbols", "symbolic", "symbols"]
+__all__ = ["SYMBOL", "symbolic", "symbols"]
 
 _QUOTES = "\"'`‘’“”"
 _OPERATOR = r"~%&|$#@^+=<>/\\"
@@ -30,7 +30,6 @@ SYMBOL = re.compile(
     rf"(?<![^\s(\[{{])[{_OPERATOR}][{_OPERATOR}!?*-]*(?=[\s)\]}}.,;:!?]|$)"  # standing alone
     rf"|(?<=[{_QUOTES}])[^\w\s{_QUOTES}]+(?=[{_QUOTES}])"  # quoted: '"."', "`*`"
 )
-_QUOTED = re.compile(rf"[{_QUOTES}]([^\w\s{_QUOTES}]+)[{_QUOTES}]")
 _WORD = re.compile(r"[^\W_]")
 
 
@@ -43,8 +42,3 @@ def symbolic(text: str) -> bool:
     """`text` is written in symbols only: no letter or digit, at least one symbol ("~",
     '"."', "$?")."""
     return not _WORD.search(text) and bool(SYMBOL.search(text))
-
-
-def quoted_symbols(text: str) -> list[str]:
-    """The punctuation `text` writes between quotes: 'The "." command' → ["."]."""
-    return _QUOTED.findall(text)

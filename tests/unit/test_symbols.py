@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from crag.symbols import quoted_symbols, symbolic, symbols
+from crag.symbols import symbolic, symbols
 
 
 @pytest.mark.parametrize(
@@ -39,5 +39,5 @@ def test_an_answer_is_symbolic_only_without_a_word() -> None:
     assert symbolic("~") and symbolic('"."') and symbolic("$?") and symbolic("(%)")
     assert not symbolic('The "." command')  # a word: matched by its words
     assert not symbolic("20%") and not symbolic(".") and not symbolic("")
-    assert quoted_symbols('The "." command, and `%`') == [".", "%"]
-    assert quoted_symbols("'Paris'") == []
+    assert symbols('The "." command, and `%`') == [".", "%"]
+    assert symbols("'Paris'") == []
