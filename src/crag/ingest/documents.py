@@ -8,6 +8,7 @@ from pathlib import Path
 from crag.errors import LoaderError
 from crag.headings import strip_comments
 from crag.ingest.soft_breaks import join_soft_breaks
+from crag.ingest.text_sections import text_headings
 from crag.types import Document
 
 __all__ = ["load_html", "load_markdown", "load_text"]
@@ -16,9 +17,12 @@ _MD_TITLE = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
 def load_text(path: str, text: str) -> tuple[list[Document], list[str]]:
+    """The text as it is; a title after a rule line opens a section (`text_sections`)."""
     if not text.strip():
         raise LoaderError(path, "no text")
-    return [Document(source=path, doc_id="text", text=text, title=Path(path).stem)], []
+    headings = tuple(text_headings(text))
+    title = Path(path).stem
+    return [Document(source=path, doc_id="text", text=text, title=title, headings=headings)], []
 
 
 def load_markdown(path: str, text: str) -> tuple[list[Document], list[str]]:

@@ -54,9 +54,11 @@ _HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
 _OPTION_ENTRY = re.compile(r"--?(?:[^\W\d_][\w?-]*|\d)(?:[=\[,]|\s|$)")
 # a code fence's line: the code ends (or starts) there, and so does a sentence — a page's
 # text often follows a code block on the next line ("}\n```\nThe type of x is …"); a
-# thematic break ("---") too, and it holds no text
+# thematic break ("---") too, and it holds no text; and a rule of "=" (a plain-text section's
+# separator, a setext or reStructuredText underline, a simple table's border)
 _FENCE_LINE = re.compile(
-    r"^\s{0,3}(?:`{3,}.*|~{3,}.*|(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$", re.MULTILINE
+    r"^\s{0,3}(?:`{3,}.*|~{3,}.*|(?:([-*_=])[ \t]*(?:\1[ \t]*){2,}))$",
+    re.MULTILINE,
 )
 
 

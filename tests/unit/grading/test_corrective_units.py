@@ -72,6 +72,10 @@ def test_a_code_fence_line_ends_a_sentence_and_is_dropped() -> None:
         "let x = Some(5); }",
         "The type of `x` is `Option<i32>`.",
     ]
+    # so does a rule of "=": Vim's manual quoted "===…=== *04.3* Repeating a change The ".""
+    vim = "the end of it.\n\n" + "=" * 78 + "\n*04.3*\tRepeating a change\n\nThe . command."
+    assert sentences(vim) == ["the end of it.", "*04.3* Repeating a change", "The . command."]
+    assert sentences("Ferries\n=======\n\nFerries leave.") == ["Ferries", "Ferries leave."]
 
 
 def test_sentences_keep_closing_quotes_and_brackets() -> None:
