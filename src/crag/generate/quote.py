@@ -41,6 +41,7 @@ Explain = Literal["quote", "model"]
 STOP = ("].", "]\n", "]。")
 _OPEN = re.compile(r"\[\s*\d+(?:\s*[,;]\s*\d+)*\s*$")
 _EDGE = re.compile(r"^[\s…]+|[\s…]+$")
+_BULLET = re.compile(r"^[*•‣-][ \t]+")  # a list item's bullet: no part of what it says
 MAX_QUOTE = 280  # characters of a quoted sentence: one a reader takes in at a glance
 # where a clause opens inside a long run of text: after a bar, colon, semicolon or stop and
 # space, before a capital ("…|bdirectories:.| The magic-deleteall attribute, which …")
@@ -80,7 +81,11 @@ def quote(short: str, question: str, text: str, min_share: float = 0.5) -> str |
     # each strip on its own: an option entry opens with no capital ("… -t, --list list the
     # contents"), and the next strip would run on in the sentence before it
     pieces = (s for part in text.split(STRIP_JOIN) for s in sentences(part))
-    said = [s for s in (_EDGE.sub("", s) for s in pieces) if s and not is_instruction(s)]
+    said = [
+        s
+        for s in (_BULLET.sub("", _EDGE.sub("", s)) for s in pieces)
+        if s and not is_instruction(s)
+    ]
     holding = [s for s in said if find_in_sources(short, {0: s})]
     if not holding:
         shares = [(_paraphrase_share(short, s), s) for s in said]

@@ -46,8 +46,11 @@ __all__ = [
 # EPUB chapters' and reStructuredText files' chunks gained their sections; Markdown, HTML and
 # reStructuredText paragraphs lost their line wraps and are chunked at sentence ends
 # (crag.ingest.soft_breaks, crag.ingest.rst_breaks); a section's heading is no longer a chunk
-# of its own when the paragraph under it did not fit beside it (crag.ingest.chunking).
+# of its own when the paragraph under it did not fit beside it (crag.ingest.chunking); plain
+# text's chunks gained the sections its rules mark (crag.ingest.text_sections).
 LAYOUTS = {
+    "txt": "sections-1",
+    "text": "sections-1",
     "epub": "headings-2",
     "rst": "wraps-1",
     "md": "wraps-2",

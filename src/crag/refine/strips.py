@@ -41,11 +41,14 @@ __all__ = ["CAPITALS", "RefineMode", "Refiner", "decompose", "option_entry", "se
 
 RefineMode = Literal["selection", "excerption", "fixed_num"]
 # A sentence ends at `.`/`!`/`?`/`…` and any closing quotes or brackets after it (kept with the
-# sentence), before whitespace and a capital or digit (possibly opening a quote); or at a blank
-# line. The split happens at group "gap" (the whitespace) only, so no character is lost.
+# sentence), before whitespace and a capital or digit (possibly opening a quote) or a list
+# item's bullet ("… read from. * ``130`` -- The process received a SIGINT": a strip's
+# sentences are joined on one line, where the blank line before the item is gone); or at a
+# blank line. The split happens at group "gap" (the whitespace) only, so no character is lost.
 CAPITALS = "A-ZÀ-ÖØ-ÞÇĞİÖŞÜ"  # the capital letters a sentence opens with, as a regex class body
 _SENTENCE_END = re.compile(
-    rf"[.!?…][\"'”’)\]]*(?P<gap>\s+)(?=[\"'“‘(\[]?[{CAPITALS}0-9])|(?P<blank>\n\s*\n)"
+    rf"[.!?…][\"'”’)\]]*(?P<gap>\s+)(?=[\"'“‘(\[]?[{CAPITALS}0-9]|[*•‣-][ \t]+\S)"
+    r"|(?P<blank>\n\s*\n)"
 )
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
 # An entry of an option list, as a man page or --help writes it: the option first, then its

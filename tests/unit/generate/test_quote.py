@@ -234,3 +234,17 @@ def test_a_quote_ending_on_an_answer_with_its_own_bang_keeps_it_before_the_citat
         "What do foragers dance?", strips("Foragers dance the waggle dance to tell mates!")
     )
     assert said.text.endswith("to tell mates [1]!"), said.text
+
+
+def test_a_list_item_is_quoted_without_its_bullet_or_the_sentence_before_it() -> None:
+    """The AWS CLI's return codes: "130 [3]. Files that are skipped … read from. * ``130`` --
+    The process received a SIGINT (Ctrl-C) [3]." quoted the item before it, and its bullet."""
+    text = (
+        "Files that are skipped include files that the user cannot read from.\n\n"
+        "* ``130`` -- The process received a SIGINT (Ctrl-C).\n\n"
+        "* ``255`` -- Command failed."
+    )
+    joined = " ".join(text.split())  # as a strip holds it: one line
+    said = quote("130", "Which return code means a SIGINT?", joined)
+    assert said == "``130`` -- The process received a SIGINT (Ctrl-C).", said
+    assert quote("-t", "Which option sorts by time?", "-t sort by time") == "-t sort by time"

@@ -78,6 +78,20 @@ def test_a_code_fence_line_ends_a_sentence_and_is_dropped() -> None:
     assert sentences("Ferries\n=======\n\nFerries leave.") == ["Ferries", "Ferries leave."]
 
 
+def test_a_list_item_after_a_sentence_end_opens_a_sentence() -> None:
+    # a strip joins its sentences on one line, where the blank line before a list item is
+    # gone: the AWS CLI's return codes were quoted "… cannot read from. * ``130`` -- The …"
+    joined = "files the user cannot read from. * ``130`` -- The process received a SIGINT."
+    assert sentences(joined) == [
+        "files the user cannot read from.",
+        "* ``130`` -- The process received a SIGINT.",
+    ]
+    assert sentences("It costs 5 - 6 dollars. It is *cheap*.") == [
+        "It costs 5 - 6 dollars.",
+        "It is *cheap*.",
+    ]
+
+
 def test_sentences_keep_closing_quotes_and_brackets() -> None:
     # The closing quote used to be eaten by the split: 'He said "stop.' reached the generator.
     text = 'He said "stop." Then he left (at noon.) “Why?” she asked. Done!\n\nNext line'
