@@ -48,6 +48,7 @@ MAX_HEADING = 120  # characters of one heading kept: a name (a long signature to
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_SETEXT_LINES = 3  # lines of a paragraph read as one setext heading
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _NOT_PARAGRAPH = re.compile(r"^ {0,3}(?:[-*+>|]|\d+[.)]\s|#|<|`{3}|~{3})")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
@@ -201,7 +202,7 @@ def _scan(text: str) -> list[_Heading]:
     out: list[_Heading] = []
     fence = ""
     offset = 0
-    previous: tuple[int, str] | None = None  # (offset, line) of a paragraph line just read
+    para: list[tuple[int, str]] = []  # (offset, line) of the paragraph lines just read
     lines = text.splitlines(keepends=True)
     matter = bool(lines) and lines[0].rstrip() == "---"  # YAML front matter until its "---"
     for number, line in enumerate(lines):
@@ -213,20 +214,25 @@ def _scan(text: str) -> list[_Heading]:
         if fence:
             if bare.strip().startswith(fence):
                 fence = ""
-            previous = None
+            para = []
             continue
         if fence := opens_fence(bare):
-            previous = None
+            para = []
             continue
         if m := _ATX.match(bare):
             out.append(_Heading(here, len(m.group(1)), heading_text(m.group(2) or ""), offset))
-            previous = None
+            para = []
             continue
-        if previous is not None and (m := _SETEXT.match(bare)):
+        if para and (m := _SETEXT.match(bare)):
             level = 1 if m.group(1)[0] == "=" else 2
-            out.append(_Heading(previous[0], level, heading_text(previous[1]), offset))
-            previous = None
+            # the paragraph is the heading's text, as CommonMark reads it (a text file's wrapped
+            # title: "What's New in IDLE 3.8.0 (since 3.7.0)" / "Released on 2019-10-14"); of
+            # a longer one, only its last line
+            lines_of = para if len(para) <= _SETEXT_LINES else para[-1:]
+            words = " ".join(line for _, line in lines_of)
+            out.append(_Heading(lines_of[0][0], level, heading_text(words), offset))
+            para = []
             continue
         is_text = bool(bare.strip()) and not _NOT_PARAGRAPH.match(bare)
-        previous = (here, bare) if is_text and previous is None else None
+        para = [*para, (here, bare)] if is_text else []
     return out

@@ -73,6 +73,18 @@ def test_a_text_is_cut_at_its_headings_without_their_lines() -> None:
     assert sections("No headings.") == [("", "No headings.")]
 
 
+def test_a_setext_heading_is_its_whole_short_paragraph() -> None:
+    """A plain-text changelog wraps its title: the release's number is on its first line, its
+    date on the last. Read as the last line alone, every strip of the section said "Released
+    on 2022-10-24." and no release; a long paragraph still gives only its last line."""
+    news = "What's New in IDLE 3.11.0\n(since 3.10.0)\nReleased on 2022-10-24\n=====\n\nFix.\n"
+    assert sections(news) == [
+        ("What's New in IDLE 3.11.0 (since 3.10.0) Released on 2022-10-24", "\nFix.\n")
+    ]
+    para = "one\ntwo\nthree\nfour\nLast line\n---------\n\nBody.\n"
+    assert sections(para) == [("", "one\ntwo\nthree\nfour\n"), ("Last line", "\nBody.\n")]
+
+
 def test_headings_read_as_rendered_and_stay_short() -> None:
     assert heading_text("`fs.readFile(path)` and **bold** [link](http://x) ![img](i.png)") == (
         "fs.readFile(path) and bold link img"

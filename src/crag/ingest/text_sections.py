@@ -11,9 +11,12 @@ Markdown, reStructuredText and a PDF's outline.
 
 What counts: a line of at least ten of one character among `= - * # ~ _` and nothing else (a
 *rule*). A rule right under a line underlines it: that line is a title ("What's New in IDLE" /
-"=================="). A rule after a blank line separates sections: the line after it (after
-one blank line at most) is a title when a blank line follows it ("*02.7*	Getting out"), and
-the first line of a paragraph when none does; the section opens at the rule, so a rule never
+"=================="), with the lines stacked above it, up to three after a blank line
+(IDLE's changelog: "What's New in IDLE 3.8.0 (since 3.7.0)" / "Released on 2019-10-14" /
+"====": the release's number is in the first line, its date in the second). A rule after a
+blank line separates sections: the line after it (after one blank line at most) is a title
+when a blank line follows it ("*02.7*	Getting out"), and the first line of a paragraph when
+none does; the section opens at the rule, so a rule never
 ends the section before it. A title has at most 100 characters and a letter or digit (Vim's
 "<", which closes an example, is none). Its Vim help tags read as their names ("*02.7*" →
 "02.7"), and tags after its text are dropped ("*05.1*	The vimrc file	*vimrc-intro*" → "05.1
@@ -34,6 +37,7 @@ _TRAILING_TAGS = re.compile(r"(?:\s+\*[^*\s|]+\*)+\s*$")
 _TAG = re.compile(r"\*([^*\s|]+)\*")
 _ALNUM = re.compile(r"[^\W_]")
 MAX_TITLE = 100
+MAX_LINES = 3  # lines of a title stacked above its underline
 
 
 def _title(line: str) -> str:
@@ -49,6 +53,18 @@ def _titled(line: str) -> bool:
     """The line can be a title: it has a letter or digit (Vim's "<", which closes an example
     before a rule, is none)."""
     return bool(_ALNUM.search(line)) and not _is_rule(line)
+
+
+def _block_start(lines: list[str], last: int) -> int:
+    """The first line of an underlined title: up to `MAX_LINES` lines stacked above the
+    underline after a blank line ("What's New in IDLE 3.8.0 (since 3.7.0)" / "Released on
+    2019-10-14" / "====…"); of a longer block, a paragraph's, only the last line."""
+    first = last
+    while first > 0 and _titled(lines[first - 1]) and len(lines[first - 1].strip()) <= MAX_TITLE:
+        first -= 1
+        if last - first >= MAX_LINES:
+            return last
+    return first
 
 
 def _is_rule(line: str) -> bool:
@@ -68,7 +84,7 @@ def text_headings(text: str) -> list[Heading]:
             continue
         opens = i  # a separator opens the section: the rule is not left ending the last one
         if i > 0 and _titled(lines[i - 1]):
-            at = opens = i - 1  # an underline: "What's New\n=========="
+            at = opens = _block_start(lines, i - 1)  # an underline: "What's New\n=========="
         elif i > 0 and _is_rule(lines[i - 1]):
             continue
         else:  # a separator: the title follows it (after one blank line at most)
@@ -77,5 +93,6 @@ def text_headings(text: str) -> list[Heading]:
             if at >= len(lines) or _is_rule(lines[at]) or not _blank(after):
                 continue  # an overline (its underline finds the title) or a paragraph
         if _titled(lines[at]) and len(lines[at].strip()) <= MAX_TITLE:
-            found[at] = (starts[opens], _title(lines[at]))
+            block = lines[at:i] if opens == at and at < i - 1 else [lines[at]]
+            found[at] = (starts[opens], _title(" ".join(block)))
     return [Heading(offset, 1, title) for _, (offset, title) in sorted(found.items())]

@@ -54,6 +54,14 @@ def test_an_underlined_line_is_a_title_a_paragraph_after_a_rule_is_not() -> None
     boxed = f"{rule}\nReporting Bugs\n{rule}\n\nText.\n"
     assert [h.text for h in text_headings(boxed)] == ["Reporting Bugs"]  # found once
     assert text_headings("No rules here.\n\nJust text.\n") == []
+    # a title of up to three lines stacked above its underline; a paragraph's last line only
+    idle = "Intro.\n\nWhat's New in IDLE 3.8.0\nReleased on 2019-10-14\n=====================\n"
+    assert [h.text for h in text_headings(idle)] == [
+        "What's New in IDLE 3.8.0 Released on 2019-10-14"
+    ]
+    assert idle[text_headings(idle)[0].offset :].startswith("What's New")
+    para = "one\ntwo\nthree\nfour\nThe last line\n-------------\n"
+    assert [h.text for h in text_headings(para)] == ["The last line"]
     long = "x" * 120
     assert text_headings(f"{long}\n{'=' * 120}\n\nbody\n") == []  # too long for a title
 
