@@ -228,11 +228,16 @@ def _scan(text: str) -> list[_Heading]:
             # the paragraph is the heading's text, as CommonMark reads it (a text file's wrapped
             # title: "What's New in IDLE 3.8.0 (since 3.7.0)" / "Released on 2019-10-14"); of
             # a longer one, only its last line
-            lines_of = para if len(para) <= _SETEXT_LINES else para[-1:]
+            lines_of = para if len(para) <= _SETEXT_LINES else para[-1:]  # (capped below)
             words = " ".join(line for _, line in lines_of)
             out.append(_Heading(lines_of[0][0], level, heading_text(words), offset))
             para = []
             continue
         is_text = bool(bare.strip()) and not _NOT_PARAGRAPH.match(bare)
-        para = [*para, (here, bare)] if is_text else []
+        if not is_text:
+            para = []
+            continue
+        para.append((here, bare))
+        if len(para) > _SETEXT_LINES + 1:  # longer than a heading: its last lines are enough
+            del para[0]
     return out
