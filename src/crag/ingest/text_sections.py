@@ -16,12 +16,12 @@ What counts: a line of at least ten of one character among `= - * # ~ _` and not
 "====": the release's number is in the first line, its date in the second). A rule after a
 blank line separates sections: the line after it (after one blank line at most) is a title
 when a blank line follows it ("*02.7*	Getting out"), and the first line of a paragraph when
-none does; the section opens at the rule, so a rule never
-ends the section before it. A title has at most 100 characters and a letter or digit (Vim's
-"<", which closes an example, is none). Its Vim help tags read as their names ("*02.7*" →
-"02.7"), and tags after its text are dropped ("*05.1*	The vimrc file	*vimrc-intro*" → "05.1
-The vimrc file"). Every title has level 1: plain text says nothing of nesting. A file without
-such rules gets no headings and is read as before.
+none does; the section opens at the rule, so a rule never ends the section before it. A title
+line has at most 100 characters and a letter or digit (Vim's "<", which closes an example, is
+none). Its Vim help tags read as their names ("*02.7*" → "02.7"), and tags after its text are
+dropped ("*05.1*	The vimrc file	*vimrc-intro*" → "05.1 The vimrc file"). Every title has
+level 1: plain text says nothing of nesting. A file without such rules gets no headings and
+is read as before.
 """
 
 from __future__ import annotations
