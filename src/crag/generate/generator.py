@@ -287,7 +287,8 @@ class Generator:
         return None
 
     def _verify(self, question: str, answer: str, passage: str) -> float:
-        return float(self.verifier.score(f"{question.strip()}\nAnswer: {answer}", [passage])[0])
+        line = " ".join(passage.split())  # on one line, as the reader read it
+        return float(self.verifier.score(f"{question.strip()}\nAnswer: {answer}", [line])[0])
 
     def _request(
         self,

@@ -70,31 +70,40 @@ _ABBREVIATION = re.compile(
 )
 
 
-def _split(text: str) -> list[str]:
-    pieces: list[str] = []
+def _split(text: str) -> list[tuple[str, bool]]:
+    """Pieces of `text`, each with whether a blank line (not a sentence's stop) ended it."""
+    pieces: list[tuple[str, bool]] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
         gap = match.span("gap") if match.group("gap") else match.span("blank")
-        pieces.append(text[start : gap[0]])
+        pieces.append((text[start : gap[0]], match.group("blank") is not None))
         start = gap[1]
-    pieces.append(text[start:])
+    pieces.append((text[start:], True))
     return pieces
+
+
+def sentence_blocks(text: str) -> list[tuple[str, bool]]:
+    """`sentences(text)`, each with whether it ends a block: a blank line, a heading or a
+    fence line came after it, not just a stop (`_excerpts` keeps that break in a strip)."""
+    text = _FENCE_LINE.sub("\n\n", _HEADING.sub("\n\n", text))
+    out: list[tuple[str, bool]] = []
+    for raw, ends in _split(text):
+        piece = " ".join(raw.split())
+        if not piece:
+            if out:
+                out[-1] = (out[-1][0], True)
+            continue
+        if out and _ABBREVIATION.search(out[-1][0]):
+            out[-1] = (f"{out[-1][0]} {piece}", ends)  # "Dr." / "J." ended no sentence
+        else:
+            out.append((piece, ends))
+    return out
 
 
 def sentences(text: str) -> list[str]:
     """Sentences of `text`, whitespace collapsed, Markdown heading and code fence lines
     removed (each ends a sentence)."""
-    text = _FENCE_LINE.sub("\n\n", _HEADING.sub("\n\n", text))
-    out: list[str] = []
-    for piece in _split(text):
-        piece = " ".join(piece.split())
-        if not piece:
-            continue
-        if out and _ABBREVIATION.search(out[-1]):
-            out[-1] = f"{out[-1]} {piece}"  # "Dr." / "J." ended no sentence
-        else:
-            out.append(piece)
-    return out
+    return [s for s, _ in sentence_blocks(text)]
 
 
 def option_entry(text: str) -> bool:
@@ -103,6 +112,16 @@ def option_entry(text: str) -> bool:
     Keep (don't delete) input files" is gzip's), and without it scored 0.06 against 0.62 for
     "Which gzip option keeps the input files?", below a fragment that says "gzip"."""
     return _OPTION_ENTRY.match(text) is not None
+
+
+def _joined(group: list[tuple[str, bool]]) -> str:
+    """A strip's sentences on one line, except after one that ends a block (a title, a list
+    item, a code line): that break stays, as a blank line, where `sentences` cuts again. The
+    reader's prompt puts each source on one line anyway; the quote cut from the strip must not
+    run on over the break ("*04.3* Repeating a change The "." command …", "… cannot read
+    from. * ``130`` -- …"). A lead-in that ends with a colon stays with what it introduces."""
+    gaps = ("\n\n" if ends and not s.endswith(":") else " " for s, ends in group)
+    return "".join(s + gap for (s, _), gap in zip(group, gaps, strict=True)).rstrip()
 
 
 def _excerpts(text: str, per_strip: int, max_chars: int) -> list[str]:
@@ -120,18 +139,18 @@ def _excerpts(text: str, per_strip: int, max_chars: int) -> list[str]:
     out: list[str] = []
     for heading, body in sections(text):
         first = len(out)
-        group: list[str] = []
-        for sentence in sentences(body):
+        group: list[tuple[str, bool]] = []
+        for sentence, ends in sentence_blocks(body):
             if group and (
-                (len(group) >= per_strip and not group[-1].endswith(":"))
-                or len(" ".join(group)) + len(sentence) > max_chars
+                (len(group) >= per_strip and not group[-1][0].endswith(":"))
+                or len(" ".join(s for s, _ in group)) + len(sentence) > max_chars
                 or option_entry(sentence)
             ):
-                out.append(" ".join(group))
+                out.append(_joined(group))
                 group = []
-            group.append(sentence)
+            group.append((sentence, ends))
         if group:
-            out.append(" ".join(group))
+            out.append(_joined(group))
         if heading and len(out) > first and not names(out[first], heading):
             # (a heading with nothing under it is no strip; one its strip names is not added)
             lead = heading if heading[-1] in ".:?!" else f"{heading}."

@@ -12,6 +12,7 @@ from crag.generate import Generator
 from crag.generate.citations import STRIP_JOIN
 from crag.generate.quote import MAX_QUOTE, STOP, close_marker, quote
 from crag.models.llm.base import ChatRequest, ChatResult
+from crag.refine.strips import decompose
 
 BEES = (
     "A colony holds one queen and tens of thousands of workers. Foragers tell their nest mates "
@@ -248,3 +249,20 @@ def test_a_list_item_is_quoted_without_its_bullet_or_the_sentence_before_it() ->
     said = quote("130", "Which return code means a SIGINT?", joined)
     assert said == "``130`` -- The process received a SIGINT (Ctrl-C).", said
     assert quote("-t", "Which option sorts by time?", "-t sort by time") == "-t sort by time"
+
+
+def test_a_quote_stops_where_a_title_or_an_entry_ends_its_line() -> None:
+    """A strip keeps a break after a sentence that ends a block (crag.refine.strips): Vim's
+    manual was quoted "*04.3* Repeating a change The "." command …", IDLE's changelog "Patch
+    by Johnny Najera. bpo-38944: Escape key now closes IDLE completion windows"."""
+    vim = '*04.3*\tRepeating a change\n\nThe "." command repeats the last change you made.'
+    read = decompose([strips(vim)[0].chunk], "excerption")
+    out = Generator(StoppingLLM('The "." command [1].')).generate(
+        "Which command repeats the last change?", read
+    )
+    said_vim = 'The "." command [1]. The "." command repeats the last change you made [1].'
+    assert out.text == said_vim, out.text
+    news = "bpo-1: Fix it.  Patch by Johnny Najera.\n\nbpo-38944: Escape key now closes windows."
+    strip = decompose([strips(news)[0].chunk], "excerption")[0].text
+    said = quote("Escape", "Which key closes windows?", strip)
+    assert said == "bpo-38944: Escape key now closes windows.", said

@@ -129,7 +129,8 @@ def test_excerption_keeps_each_section_apart_and_led_by_its_heading() -> None:
     got = [s.text for s in decompose([chunk(text)], "excerption")]
     assert got == [
         "Event: 'close'. Emitted when the server closes.",
-        "Event: 'connection'. * {net.Socket} The connection object Emitted when a new "
+        # the list item ends a block: its line break stays (a quote does not run on)
+        "Event: 'connection'. * {net.Socket} The connection object\n\nEmitted when a new "
         "connection is made.",
         "Bees make honey from nectar.",  # a heading its strip already names is not repeated
     ]
@@ -156,7 +157,7 @@ def test_each_entry_of_an_option_list_opens_its_own_strip() -> None:
     # prose is grouped as before: a negative number or a dash inside a sentence opens nothing
     prose = "It froze at -40 degrees.\n\n-40 is cold, they said. Then it thawed."
     assert [s.text for s in decompose([chunk(prose)], "excerption")] == [
-        "It froze at -40 degrees. -40 is cold, they said. Then it thawed."
+        "It froze at -40 degrees.\n\n-40 is cold, they said. Then it thawed."  # a paragraph end
     ]
 
 
@@ -169,7 +170,8 @@ def test_a_sentence_ending_with_a_colon_keeps_what_it_introduces() -> None:
         "$ pip install httpx[http2]\n```\n\nHTTPX requires Python 3.8+.\n"
     )
     assert [s.text for s in decompose([chunk(readme)], "excerption")] == [
-        "Installation. Install with pip: $ pip install httpx Or, to include the optional HTTP/2 "
+        # a code line ends a block (its break stays), a lead-in's colon does not
+        "Installation. Install with pip: $ pip install httpx\n\nOr, to include the optional HTTP/2 "
         "support, use: $ pip install httpx[http2]",
         "HTTPX requires Python 3.8+.",
     ]
