@@ -107,6 +107,10 @@ def _repeats(sentence: str, said: set[str]) -> bool:
     return all(forms(w) & said for w in content_words(MARK.sub("", sentence)))
 
 
+def _line(text: str) -> str:
+    return " ".join(text.split())
+
+
 def _holding(strips: list[Strip], source: Source, short: str) -> list[Strip]:
     """The source's strips that hold the short answer as a span (all of them if none does)."""
     own = [s for s in strips if s.chunk.id == source.chunk.id]
@@ -239,7 +243,9 @@ def check_answer(
         source = by_n[out.evidence]
         evidence = _holding(strips, source, out.short)
         if verify is not None:
-            text = " … ".join(s.text for s in evidence) or source.text
+            # each strip on one line, as the reader read it (a strip keeps a block's break
+            # for its quotes: crag.refine.strips); the label keeps its own line
+            text = " … ".join(_line(s.text) for s in evidence) or _line(source.text)
             p = verify(question, out.short, replace(source, text=text).shown)
             notes.append(f"verified {out.short!r} against [{out.evidence}]: P(yes) {p:.2f}")
             out.verified = Verification(out.short, out.evidence, p, verify_cut)

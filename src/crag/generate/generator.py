@@ -287,8 +287,7 @@ class Generator:
         return None
 
     def _verify(self, question: str, answer: str, passage: str) -> float:
-        line = " ".join(passage.split())  # on one line, as the reader read it
-        return float(self.verifier.score(f"{question.strip()}\nAnswer: {answer}", [line])[0])
+        return float(self.verifier.score(f"{question.strip()}\nAnswer: {answer}", [passage])[0])
 
     def _request(
         self,

@@ -51,6 +51,7 @@ _SENTENCE_END = re.compile(
     r"|(?P<blank>\n\s*\n)"
 )
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
+_BLANK = re.compile(r"\n\s*\n")
 # An entry of an option list, as a man page or --help writes it: the option first, then its
 # description ("-t sort by time", "-T, --tabsize=COLS assume …", "-i[SUFFIX], --in-place",
 # "-1 list one file per line"); a number ("-40 degrees") is not one.
@@ -76,7 +77,8 @@ def _split(text: str) -> list[tuple[str, bool]]:
     start = 0
     for match in _SENTENCE_END.finditer(text):
         gap = match.span("gap") if match.group("gap") else match.span("blank")
-        pieces.append((text[start : gap[0]], match.group("blank") is not None))
+        blank = _BLANK.search(text, gap[0], gap[1]) is not None  # a stop and a blank line too
+        pieces.append((text[start : gap[0]], blank))
         start = gap[1]
     pieces.append((text[start:], True))
     return pieces

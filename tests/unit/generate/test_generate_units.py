@@ -18,6 +18,7 @@ from crag.generate import Generator
 from crag.generate.citations import answer_sentences, has_words
 from crag.generate.support import recite, supported_sentences
 from crag.models.llm.base import ChatRequest, ChatResult
+from crag.refine.strips import decompose
 
 Written = partial(Generator, explain="model")
 
@@ -285,6 +286,19 @@ def test_when_the_evaluator_is_unsure_the_passage_must_state_the_answer() -> Non
     quiet = FixedVerifier(0.0)
     Written(ScriptedLLM("Buzz Aldrin [2]"), verifier=quiet).generate(question, strips(*MOON))
     assert quiet.seen == []
+
+
+def test_the_verification_reads_each_strip_on_one_line_as_the_reader_did() -> None:
+    """A strip keeps a blank line after a list item for its quotes (crag.refine.strips); the
+    verification reads the passage as the reader's prompt shows it, on one line."""
+    codes = "Files that the user cannot read from.\n\n* 130 -- The process got a SIGINT.\n\nDone."
+    read = decompose([strips(codes)[0].chunk], "excerption")
+    assert "\n\n" in read[0].text
+    seen = FixedVerifier(0.9)
+    Written(ScriptedLLM("130 [1]"), verifier=seen).generate(
+        "Which code means a SIGINT?", read, evidence_floor=0.1
+    )
+    assert seen.seen and seen.seen[0][1] == " ".join(read[0].text.split())
 
 
 def test_each_verification_is_recorded_with_its_cut() -> None:
