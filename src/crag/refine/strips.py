@@ -72,7 +72,7 @@ _ABBREVIATION = re.compile(
 
 
 def _split(text: str) -> list[tuple[str, bool]]:
-    """Pieces of `text`, each with whether a blank line (not a sentence's stop) ended it."""
+    """Pieces of `text`, each with whether a blank line ended it (after a stop or not)."""
     pieces: list[tuple[str, bool]] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
