@@ -31,7 +31,7 @@ from crag.generate.instructions import drop_instructions, is_instruction
 from crag.generate.matching import find_in_sources, span_of
 from crag.headings import inline_text
 from crag.refine.rewrite_check import content_forms, content_words, forms
-from crag.refine.strips import sentences
+from crag.refine.strips import BULLET, sentences
 
 __all__ = ["MAX_QUOTE", "STOP", "Explain", "close_marker", "quote"]
 
@@ -41,7 +41,6 @@ Explain = Literal["quote", "model"]
 STOP = ("].", "]\n", "]。")
 _OPEN = re.compile(r"\[\s*\d+(?:\s*[,;]\s*\d+)*\s*$")
 _EDGE = re.compile(r"^[\s…]+|[\s…]+$")
-_BULLET = re.compile(r"^[*•‣-][ \t]+")  # a list item's bullet: no part of what it says
 MAX_QUOTE = 280  # characters of a quoted sentence: one a reader takes in at a glance
 # where a clause opens inside a long run of text: after a bar, colon, semicolon or stop and
 # space, before a capital ("…|bdirectories:.| The magic-deleteall attribute, which …")
@@ -83,7 +82,7 @@ def quote(short: str, question: str, text: str, min_share: float = 0.5) -> str |
     pieces = (s for part in text.split(STRIP_JOIN) for s in sentences(part))
     said = [
         s
-        for s in (_BULLET.sub("", _EDGE.sub("", s)) for s in pieces)
+        for s in (BULLET.sub("", _EDGE.sub("", s)) for s in pieces)  # a bullet says nothing
         if s and not is_instruction(s)
     ]
     holding = [s for s in said if find_in_sources(short, {0: s})]

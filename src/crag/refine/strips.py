@@ -37,7 +37,15 @@ from crag.types import Chunk, Strip
 if TYPE_CHECKING:  # a protocol for annotations only: grading's trainer imports this module
     from crag.grading.base import RetrievalEvaluator
 
-__all__ = ["CAPITALS", "RefineMode", "Refiner", "decompose", "option_entry", "sentences"]
+__all__ = [
+    "BULLET",
+    "CAPITALS",
+    "RefineMode",
+    "Refiner",
+    "decompose",
+    "option_entry",
+    "sentences",
+]
 
 RefineMode = Literal["selection", "excerption", "fixed_num"]
 # A sentence ends at `.`/`!`/`?`/`…` and any closing quotes or brackets after it (kept with the
@@ -46,8 +54,10 @@ RefineMode = Literal["selection", "excerption", "fixed_num"]
 # sentences are joined on one line, where the blank line before the item is gone); or at a
 # blank line. The split happens at group "gap" (the whitespace) only, so no character is lost.
 CAPITALS = "A-ZÀ-ÖØ-ÞÇĞİÖŞÜ"  # the capital letters a sentence opens with, as a regex class body
+_BULLET_MARK = r"[*•‣-][ \t]+"  # a list item's bullet and the space after it
+BULLET = re.compile(rf"^{_BULLET_MARK}")  # one opening a sentence (the quote leaves it out)
 _SENTENCE_END = re.compile(
-    rf"[.!?…][\"'”’)\]]*(?P<gap>\s+)(?=[\"'“‘(\[]?[{CAPITALS}0-9]|[*•‣-][ \t]+\S)"
+    rf"[.!?…][\"'”’)\]]*(?P<gap>\s+)(?=[\"'“‘(\[]?[{CAPITALS}0-9]|{_BULLET_MARK}\S)"
     r"|(?P<blank>\n\s*\n)"
 )
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
