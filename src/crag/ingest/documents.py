@@ -7,6 +7,7 @@ from pathlib import Path
 
 from crag.errors import LoaderError
 from crag.headings import strip_comments
+from crag.html_frame import framed
 from crag.ingest.soft_breaks import join_soft_breaks
 from crag.ingest.text_sections import text_headings
 from crag.types import Document
@@ -41,12 +42,13 @@ def load_html(path: str, text: str) -> tuple[list[Document], list[str]]:
     """Main text by trafilatura (boilerplate, scripts and navigation removed), as Markdown:
     its headings give each chunk the section it stands in, as for a `.md` file
     (`crag.headings`), and its line wraps inside paragraphs are joined
-    (`crag.ingest.soft_breaks`)."""
+    (`crag.ingest.soft_breaks`). Empty anchors and a missing content frame would cost it the
+    headings (`crag.html_frame`)."""
     import trafilatura
 
     try:
         body = trafilatura.extract(
-            text,
+            framed(text),
             include_comments=False,
             include_tables=True,
             favor_recall=True,

@@ -47,7 +47,9 @@ __all__ = [
 # reStructuredText paragraphs lost their line wraps and are chunked at sentence ends
 # (crag.ingest.soft_breaks, crag.ingest.rst_breaks); a section's heading is no longer a chunk
 # of its own when the paragraph under it did not fit beside it (crag.ingest.chunking); plain
-# text's chunks gained the sections its rules mark (crag.ingest.text_sections).
+# text's chunks gained the sections its rules mark (crag.ingest.text_sections); HTML pages
+# gained the section titles and text that trafilatura dropped on pages with empty anchors or no
+# content frame (crag.html_frame).
 LAYOUTS = {
     "txt": "sections-1",
     "text": "sections-1",
@@ -55,8 +57,8 @@ LAYOUTS = {
     "rst": "wraps-1",
     "md": "wraps-2",
     "markdown": "wraps-2",
-    "html": "wraps-2",
-    "htm": "wraps-2",
+    "html": "frame-1",
+    "htm": "frame-1",
     "pdf": "outline-2",
 }
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from crag.html_frame import framed
+
 __all__ = ["extract_text", "page_title"]
 
 _TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
@@ -24,7 +26,7 @@ def extract_text(body: bytes, content_type: str = "text/html", url: str = "") ->
 
     try:
         text = trafilatura.extract(
-            body,
+            _framed(body),
             url=url or None,
             include_comments=False,
             include_tables=True,
@@ -38,6 +40,17 @@ def extract_text(body: bytes, content_type: str = "text/html", url: str = "") ->
     # Baseline: drop script/style blocks and tags (trafilatura found no main text).
     html = body.decode("utf-8", errors="replace")
     return " ".join(_TAGS.sub(" ", _BLOCKS.sub(" ", html)).split())
+
+
+def _framed(body: bytes) -> bytes | str:
+    """The page as `crag.html_frame` gives it to trafilatura (headings and lists that
+    trafilatura drops on a page with empty anchors or no content frame), where it is UTF-8;
+    otherwise the bytes as they came, whose encoding trafilatura detects."""
+    try:
+        html = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return body
+    return framed(html)
 
 
 def page_title(body: bytes) -> str:

@@ -1,0 +1,69 @@
+"""What trafilatura is given of an HTML file: empty anchors taken out, and a page with no content
+frame framed as one article.
+
+Why: generated manuals write a section title as
+`<div class="titlepage"><div><div><h2><a name="s1"></a>2.1. What Valgrind does</h2>` (DocBook:
+Valgrind's, PostgreSQL's and GNOME's manuals; the same empty `<a name>` anchors in Javadoc and
+older hand-written pages). trafilatura 2.x reads a short block whose only link has no text as
+link boilerplate and deletes it, heading and all. And on a page whose main text stands in no
+frame it knows (`<article>`, `<main>`, a "content" class), it falls back to collecting loose
+paragraphs, a pass that takes no headings and drops a list or two. Either way a 128 KB manual
+chapter came out with no section at all, so its chunks could not say which option or section they
+stand in (`crag.headings`). An anchor with no text says nothing to a reader, and a page with no
+frame is, as a whole, the article. A DocBook FAQ is unfolded into headed answers first
+(`crag.html_qanda`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from crag.html_qanda import unfold_qandasets
+
+__all__ = ["framed"]
+
+# An <a> element with nothing inside (a link target, or a link with no text or image).
+_EMPTY_ANCHOR = re.compile(r"<a\b[^>]*>\s*</a\s*>", re.IGNORECASE)
+_BODY_OPEN = re.compile(r"<body\b[^>]*>", re.IGNORECASE)
+_BODY_CLOSE = re.compile(r"</body\s*>", re.IGNORECASE)
+
+
+def framed(html: str) -> str:
+    """The page with its empty anchors removed, its DocBook FAQs unfolded and, when trafilatura
+    would find no frame for its main text, its body wrapped in `<article>`."""
+    html = _EMPTY_ANCHOR.sub("", html)
+    tree = _tree(html)
+    if tree is None:  # trafilatura reports what lxml cannot read
+        return html
+    if "qandaset" in html and unfold_qandasets(tree):
+        from lxml import html as lxml_html
+
+        html = lxml_html.tostring(tree, encoding="unicode")
+    if _has_frame(tree):
+        return html
+    opening = _BODY_OPEN.search(html)
+    start = opening.end() if opening else 0
+    closing = _BODY_CLOSE.search(html, start)
+    end = closing.start() if closing else len(html)
+    return f"{html[:start]}<article>{html[start:end]}</article>{html[end:]}"
+
+
+def _tree(html: str) -> Any:
+    """The page as lxml reads it; None where it cannot."""
+    from lxml import html as lxml_html
+
+    try:
+        return lxml_html.fromstring(html)
+    except Exception:  # lxml raises many kinds on broken markup
+        return None
+
+
+def _has_frame(tree: Any) -> bool:
+    """Whether one of trafilatura's own frame expressions finds the main text (True when that
+    cannot be told: the page is then left as it is)."""
+    try:
+        from trafilatura.xpaths import BODY_XPATH
+    except ImportError:  # trafilatura moved its expressions: leave the page to it
+        return True
+    return any(next(iter(expression(tree)), None) is not None for expression in BODY_XPATH)
