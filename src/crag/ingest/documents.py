@@ -8,6 +8,7 @@ from pathlib import Path
 from crag.errors import LoaderError
 from crag.headings import strip_comments
 from crag.html_frame import framed
+from crag.ingest.md_escapes import unescape_inline
 from crag.ingest.soft_breaks import join_soft_breaks
 from crag.ingest.text_sections import text_headings
 from crag.types import Document
@@ -43,7 +44,8 @@ def load_html(path: str, text: str) -> tuple[list[Document], list[str]]:
     its headings give each chunk the section it stands in, as for a `.md` file
     (`crag.headings`), and its line wraps inside paragraphs are joined
     (`crag.ingest.soft_breaks`). Empty anchors and a missing content frame would cost it the
-    headings (`crag.html_frame`)."""
+    headings (`crag.html_frame`); its escapes of inline syntax are taken out again
+    (`crag.ingest.md_escapes`)."""
     import trafilatura
 
     try:
@@ -59,7 +61,7 @@ def load_html(path: str, text: str) -> tuple[list[Document], list[str]]:
         raise LoaderError(path, f"HTML could not be parsed: {exc}") from exc
     if not body or not body.strip():
         raise LoaderError(path, "HTML holds no extractable main text")
-    body = join_soft_breaks(body)
+    body = unescape_inline(join_soft_breaks(body))
     title = (meta.title if meta and meta.title else "") or Path(path).stem
     url = meta.url if meta and meta.url else ""
     page = Document(source=path, doc_id="page", text=body, title=title, url=url, format="markdown")
