@@ -161,6 +161,23 @@ def test_each_entry_of_an_option_list_opens_its_own_strip() -> None:
     ]
 
 
+def test_an_option_list_written_in_markdown_opens_a_strip_per_entry() -> None:
+    """Valgrind's manual through trafilatura: each option a list item in code, its description
+    the next item. Grouped with the sentence before it, --error-limit's "yes" stood beside
+    --num-callers and was given as its default."""
+    page = (
+        "Stacks can be long. No stack trace larger than the value of `--num-callers` is made."
+        "\n\n- `--error-limit=<yes|no> [default: yes]`\n- When enabled, Valgrind stops "
+        "reporting errors.\n\n* **-k** Keep the input files."
+    )
+    assert [s.text for s in decompose([chunk(page)], "excerption")] == [
+        "Stacks can be long. No stack trace larger than the value of `--num-callers` is made.",
+        "- `--error-limit=<yes|no> [default: yes]` - When enabled, Valgrind stops reporting "
+        "errors.",
+        "* **-k** Keep the input files.",
+    ]
+
+
 def test_a_sentence_ending_with_a_colon_keeps_what_it_introduces() -> None:
     """httpx's README: the command for HTTP/2 stands alone in a code block after its lead-in;
     cut after three sentences, the strip that names HTTP/2 lost the command."""
