@@ -18,6 +18,7 @@ from crag.index.numerals import as_digits
 __all__ = ["bracket_spelling", "number_wording", "source_spelling", "source_wording"]
 
 _BRACKETS = "()[]{}<>"
+_SYMBOLS = "()[]{}<>%$#@&*+=|~^/\\:;.,!?'\"` -"
 
 
 def source_wording(short: str, source: str) -> str | None:
@@ -72,10 +73,26 @@ def bracket_spelling(short: str, source: str) -> str | None:
     closing = len(short) - len(short.rstrip(_BRACKETS))
     while closing and end < len(source) and source[end] in _BRACKETS:
         end, closing = end + 1, closing - 1
-    wording = source[start:end]
+    # symbols the answer writes before its first word or after its last ("[%f/%t]", the
+    # model's "`[%f/%t] `"), where the source has them too: the words alone ("f/%t") say less
+    lead, trail = _edge(short), _edge(short[::-1])
+    while start > 0 and lead and source[start - 1] in lead:
+        start -= 1
+        lead = lead.replace(source[start], "", 1)
+    while end < len(source) and trail and source[end] in trail:
+        trail = trail.replace(source[end], "", 1)
+        end += 1
+    wording = source[start:end].strip()
     if wording == short or WORD.findall(wording) != WORD.findall(short):
         return None
     return wording
+
+
+def _edge(text: str) -> str:
+    """The symbols and spaces `text` opens with (before its first letter or digit), its
+    quoting backticks left out."""
+    edge = text[: len(text) - len(text.lstrip(_SYMBOLS))]
+    return edge.replace("`", "")
 
 
 # A misspelled word is this close to its source's: letters only, the same first letter, at

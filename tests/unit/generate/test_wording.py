@@ -41,6 +41,15 @@ def test_an_answer_between_other_brackets_takes_its_sources_spelling() -> None:
     assert bracket_spelling("Box", source) is None  # no bracket to respell
 
 
+def test_an_answer_keeps_the_symbols_around_its_words_where_its_source_has_them() -> None:
+    """ninja's manual: the model answered "`[%f/%t] `", and the words alone ("f/%t") were
+    shown and verified (P(yes) 0.65, under the cut)."""
+    source = 'The default progress status is `"[%f/%t] "` (note the trailing space).'
+    assert bracket_spelling("`[%f/%t] `", source) == "[%f/%t]"
+    assert bracket_spelling('"[%f/%t] "', source) is None  # as the source writes it
+    assert bracket_spelling("[%f/%t]", source) is None
+
+
 def test_a_misspelled_answer_takes_its_sources_spelling() -> None:
     assert source_spelling("Sostatus of Cnidus", LIGHTHOUSE) == "Sostratus of Cnidus"
     assert source_wording("Sostatus of Cnidus", LIGHTHOUSE) == "Sostratus of Cnidus"
