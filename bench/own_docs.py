@@ -77,7 +77,9 @@ def run(questions: Path, docs: Path, data: Path) -> list[dict[str, Any]]:
         }
         rows.append(row)
         mark = "match" if row["match"] else "-----"
-        console.print(f"{mark} {row['verdict']:<9} {question}\n      {answer.text[:160]}")
+        console.print(
+            f"{mark} {row['verdict']:<9} {question}\n      {answer.text[:160]}", markup=False
+        )
     return rows
 
 
