@@ -21,6 +21,7 @@ from crag.ingest.documents import load_html, load_markdown, load_text
 from crag.ingest.epub import load_epub
 from crag.ingest.office import load_docx, load_pptx
 from crag.ingest.pdf import load_pdf
+from crag.ingest.roff import MAN_SUFFIX, load_man
 from crag.ingest.rst import load_rst
 from crag.ingest.sheets import load_csv, load_tsv, load_xlsx
 from crag.ingest.structured import load_jsonl, load_squad_json
@@ -50,6 +51,7 @@ LOADERS: dict[str, TextLoader] = {
     ".txt": load_text,
     ".text": load_text,
     ".rst": load_rst,
+    ".man": load_man,  # and a man page's section suffix: ".1", ".3pm" (crag.ingest.roff)
     ".csv": load_csv,
     ".tsv": load_tsv,
 }
@@ -76,9 +78,11 @@ class LoadResult:
 def _suffix(path: Path) -> tuple[str, str | None]:
     """The suffix that picks the loader, and the compression format (None: not compressed)."""
     suffixes = [s.lower() for s in path.suffixes]
+    compression = None
     if suffixes and suffixes[-1] in COMPRESSED:
-        return (suffixes[-2] if len(suffixes) > 1 else ""), COMPRESSED[suffixes[-1]]
-    return (suffixes[-1] if suffixes else ""), None
+        compression = COMPRESSED[suffixes.pop()]
+    suffix = suffixes[-1] if suffixes else ""
+    return (".man" if MAN_SUFFIX.fullmatch(suffix) else suffix), compression
 
 
 def is_supported(path: Path) -> bool:

@@ -27,6 +27,7 @@ from typing import Any
 from crag.errors import CragError
 from crag.index.filters import Scalar, condition, parse_value
 from crag.ingest.compressed import COMPRESSED
+from crag.ingest.roff import MAN_SUFFIX
 from crag.types import Document
 
 __all__ = [
@@ -88,6 +89,8 @@ def file_type(name: str) -> str:
     suffixes = [s.lower() for s in PurePath(name).suffixes]
     if suffixes and suffixes[-1] in COMPRESSED:
         suffixes = suffixes[:-1]
+    if suffixes and MAN_SUFFIX.fullmatch(suffixes[-1]):
+        return "man"  # gzip.1.gz, ssh_config.5
     return suffixes[-1].lstrip(".") if suffixes else ""
 
 
