@@ -20,6 +20,7 @@ from pathlib import Path
 from crag.errors import CragError, LoaderError
 from crag.ingest.compressed import InflatedTooLarge, compression_of, inflate_file
 from crag.ingest.loaders import LOADERS, is_supported, supported_suffixes
+from crag.ingest.roff import MAN_SUFFIX
 
 __all__ = [
     "TooLarge",
@@ -120,6 +121,7 @@ def check_upload(
         raise CragError(f"{name!r}: empty file (no text to index)")
     data = bytes(head)
     suffix = Path(inner).suffix.lower()
+    suffix = ".man" if MAN_SUFFIX.fullmatch(suffix) else suffix  # a man page is text
     if suffix == ".pdf":
         if b"%PDF-" not in data[:1024]:
             raise CragError(f"{name!r}: not a PDF (no %PDF- header)")
