@@ -2,16 +2,16 @@
 frame framed as one article.
 
 Why: generated manuals write a section title as
-`<div class="titlepage"><div><div><h2><a name="s1"></a>2.1. What Valgrind does</h2>` (DocBook:
-Valgrind's, PostgreSQL's and GNOME's manuals; the same empty `<a name>` anchors in Javadoc and
-older hand-written pages). trafilatura 2.x reads a short block whose only link has no text as
-link boilerplate and deletes it, heading and all. And on a page whose main text stands in no
-frame it knows (`<article>`, `<main>`, a "content" class), it falls back to collecting loose
-paragraphs, a pass that takes no headings and drops a list or two. Either way a 128 KB manual
-chapter came out with no section at all, so its chunks could not say which option or section they
-stand in (`crag.headings`). An anchor with no text says nothing to a reader, and a page with no
-frame is, as a whole, the article. A DocBook FAQ is unfolded into headed answers first
-(`crag.html_qanda`).
+`<div class="titlepage"><div><div><h2><a name="s1"></a>2.1. What Valgrind does</h2>` (DocBook's
+XSL: Valgrind's, bzip2's and fontconfig's manuals on this machine; empty `<a name>` anchors are
+common in older hand-written pages too). trafilatura 2.x reads a short block whose only link
+has no text as link boilerplate and deletes it, heading and all. And on a page whose main text
+stands in no frame it knows (`<article>`, `<main>`, a "content" class), it falls back to
+collecting loose paragraphs, a pass that takes no headings and drops a list or two. Either way
+a 128 KB manual chapter came out with no section at all, so its chunks could not say which
+option or section they stand in (`crag.headings`). An anchor with no text says nothing to a
+reader, and a page with no frame is, as a whole, the article. A DocBook FAQ is unfolded into
+headed answers first (`crag.html_qanda`).
 """
 
 from __future__ import annotations

@@ -5,10 +5,10 @@ the name "Valgrind" come from?"), the next row for its answer, a row listing the
 questions as links, and a list of every question as links before it all. trafilatura renders
 that as Markdown table rows, so each question stood three times in the text (twice as a link)
 and apart from its answer: the question's own words scored its copies far above the answer
-("Can Valgrind attach to a program that is already running?" read the link list and answered
-"Yes"; the answer row, "No. The environment that Valgrind provides …", was not among the
-strips read). Unfolded, each question is a heading and its answer the section under it, as a
-hand-written FAQ page has it: the answer's chunks carry their question (`crag.headings`).
+("Where does the name Valgrind come from?" read only question rows and was answered 'derived
+from the French word "val"'; unfolded, "Nordic mythology"). Each question is now a heading and
+its answer the section under it, as a hand-written FAQ page has it: the answer's chunks carry
+their question (`crag.headings`).
 """
 
 from __future__ import annotations

@@ -19,6 +19,9 @@ def test_code_and_block_syntax_keep_their_backslashes() -> None:
     fenced = "```\n" + r"a\_b" + "\n```\n" + r"c\_d"
     assert unescape_inline(fenced) == "```\n" + r"a\_b" + "\n```\nc_d"
     assert unescape_inline(r"\# 1\. \> \- \+ \`") == r"\# 1\. \> \- \+ \`"
+    # trafilatura also opens a fence after text on a line: the code is the page's own
+    mid = "magic bytes (```\n" + r"a\_b" + "\n```\nthen " + r"c\_d"
+    assert unescape_inline(mid) == "magic bytes (```\n" + r"a\_b" + "\n```\nthen c_d"
     assert unescape_inline("an even run \\\\_ stays") == "an even run \\\\_ stays"
     # the page's own backslash before an escaped character, doubled by trafilatura
     assert unescape_inline("path C:\\\\\\_tmp") == "path C:\\_tmp"
