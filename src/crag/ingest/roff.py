@@ -21,7 +21,7 @@ from pathlib import Path
 from crag.errors import LoaderError, UnsupportedFileError
 from crag.types import Document
 
-__all__ = ["MAN_SUFFIX", "load_man", "render_man"]
+__all__ = ["MAN_SUFFIX", "load_man", "render_man", "unescape"]
 
 # A man page's file suffix: its section, maybe with a suffix of letters (".1", ".3pm", ".1ssl").
 MAN_SUFFIX = re.compile(r"\.[1-9][a-z]{0,6}")
@@ -93,8 +93,9 @@ def unescape(text: str) -> str:
         if (two := m.group("two")) is not None:
             return _GLYPHS.get(two, "")
         if (name := m.group("name")) is not None:
-            if name.startswith("u") and re.fullmatch(r"u[0-9A-Fa-f]{4,6}", name):
-                return chr(int(name[1:], 16))
+            if re.fullmatch(r"u[0-9A-Fa-f]{4,6}", name):  # \[u00E9]: a code point
+                code = int(name[1:], 16)
+                return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else ""
             return _GLYPHS.get(name, "")
         string = m.group("str2") or m.group("strn") or m.group("str1")
         if string is not None:

@@ -89,6 +89,8 @@ def test_escapes() -> None:
         == "--all, x '\\\\. y SMALL"
     )
     assert unescape(r"text \" a comment") == "text "
+    # a hostile code point prints nothing, it does not stop the ingest
+    assert unescape(r"a\[uFFFFFF]b\[uD800]c\[u00E9]") == "abcé"
 
 
 def test_man_pages_load_by_their_section_suffix(tmp_path: Path) -> None:
