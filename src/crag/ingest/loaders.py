@@ -19,6 +19,7 @@ from crag.ingest.compressed import COMPRESSED, decompress
 from crag.ingest.decode import decode_bytes
 from crag.ingest.documents import load_html, load_markdown, load_text
 from crag.ingest.epub import load_epub
+from crag.ingest.info import INFO_SUFFIX, load_info, without_index_marks
 from crag.ingest.office import load_docx, load_pptx
 from crag.ingest.pdf import load_pdf
 from crag.ingest.roff import MAN_SUFFIX, load_man
@@ -52,6 +53,7 @@ LOADERS: dict[str, TextLoader] = {
     ".text": load_text,
     ".rst": load_rst,
     ".man": load_man,  # and a man page's section suffix: ".1", ".3pm" (crag.ingest.roff)
+    ".info": load_info,  # and a split manual's parts: ".info-1" (crag.ingest.info)
     ".csv": load_csv,
     ".tsv": load_tsv,
 }
@@ -82,7 +84,9 @@ def _suffix(path: Path) -> tuple[str, str | None]:
     if suffixes and suffixes[-1] in COMPRESSED:
         compression = COMPRESSED[suffixes.pop()]
     suffix = suffixes[-1] if suffixes else ""
-    return (".man" if MAN_SUFFIX.fullmatch(suffix) else suffix), compression
+    if MAN_SUFFIX.fullmatch(suffix):
+        return ".man", compression
+    return (".info" if INFO_SUFFIX.fullmatch(suffix) else suffix), compression
 
 
 def is_supported(path: Path) -> bool:
@@ -126,6 +130,8 @@ def load_bytes(
             kind = suffix.lstrip(".").upper()
             raise LoaderError(name, f"corrupt {kind} file: {type(exc).__name__}: {exc}") from exc
         return LoadResult(docs, warnings)
+    if suffix == ".info":
+        data = without_index_marks(data)
     decoded = decode_bytes(data, name, detect=detect_encoding, encoding=encoding)
     docs, warnings = LOADERS[suffix](name, decoded.text)
     if decoded.warning:

@@ -66,8 +66,11 @@ _BLANK = re.compile(r"\n\s*\n")
 # description ("-t sort by time", "-T, --tabsize=COLS assume …", "-i[SUFFIX], --in-place",
 # "-1 list one file per line"); a number ("-40 degrees") is not one. As Markdown writes an
 # option list (a manual's HTML through trafilatura, a README): a list item whose option is code
-# or bold ("- `--num-callers=<number> [default: 12]`", "* **-k**").
-_OPTION_ENTRY = re.compile(r"(?:[-*+][ \t]+)?(?:`|\*\*)?--?(?:[^\W\d_][\w?-]*|\d)(?:[=\[,`*]|\s|$)")
+# or bold ("- `--num-callers=<number> [default: 12]`", "* **-k**"); as an Info manual's table
+# writes one, between quotes ("‘-n’, ‘--quiet’").
+_OPTION_ENTRY = re.compile(
+    r"(?:[-*+][ \t]+)?(?:[`'‘]|\*\*)?--?(?:[^\W\d_][\w?-]*|\d)(?:[=\[,`'’*]|\s|$)"
+)
 # a code fence's line: the code ends (or starts) there, and so does a sentence — a page's
 # text often follows a code block on the next line ("}\n```\nThe type of x is …"); a
 # thematic break ("---") too, and it holds no text; and a rule of "=" (a plain-text section's
