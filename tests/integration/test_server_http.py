@@ -194,12 +194,25 @@ def test_bombs_and_unreadable_files_are_refused_at_the_door(client, server) -> N
         "cut.jsonl.gz": (gzip.compress(b'{"id": "1", "text": "x"}\n' * 300)[:-12], "truncated"),
         "junk.txt.bz2": (b"BZh9 broken", "corrupt bzip2"),
         "fake.pdf": (b"just text", "not a PDF"),
+        "binary.info-2": (bytes(range(256)) * 4, "binary data"),
     }
     for name, (body, reason) in cases.items():
         r = client.post("/v1/documents", headers=AUTH, files={"files": (name, body)})
         assert reason in _problem(r, 400)["detail"], name
     after = set(spool.rglob("*")) if spool.exists() else set()
     assert all(p.is_dir() for p in after - before)
+
+
+def test_an_info_part_with_index_marks_is_text_at_the_door(client) -> None:
+    """makeinfo marks an index node with NUL bytes, which alone would read as binary."""
+    part = (
+        b"This is moor.info.\n\x1f\nFile: moor.info,  Node: Tides,  Up: Top\n\n"
+        b"Tides\n*****\n\nThe tide turns twice a day.\n\x1f\n"
+        b"File: moor.info,  Node: Concept Index,  Up: Top\n\n\x00\x08[index\x00\x08]\n"
+        b"* Menu:\n\n* tide:   Tides.   (line 6)\n"
+    )
+    r = client.post("/v1/documents", headers=AUTH, files={"files": ("moor.info-1", part)})
+    assert r.status_code == 202, r.text
 
 
 def test_openai_client_sees_models_and_readable_errors(server) -> None:

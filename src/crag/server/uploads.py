@@ -19,6 +19,7 @@ from pathlib import Path
 
 from crag.errors import CragError, LoaderError
 from crag.ingest.compressed import InflatedTooLarge, compression_of, inflate_file
+from crag.ingest.info import INFO_SUFFIX, without_index_marks
 from crag.ingest.loaders import LOADERS, is_supported, supported_suffixes
 from crag.ingest.roff import MAN_SUFFIX
 
@@ -122,6 +123,8 @@ def check_upload(
     data = bytes(head)
     suffix = Path(inner).suffix.lower()
     suffix = ".man" if MAN_SUFFIX.fullmatch(suffix) else suffix  # a man page is text
+    if INFO_SUFFIX.fullmatch(suffix):  # an Info file is text but for its index marks
+        suffix, data = ".info", without_index_marks(data)
     if suffix == ".pdf":
         if b"%PDF-" not in data[:1024]:
             raise CragError(f"{name!r}: not a PDF (no %PDF- header)")
