@@ -11,7 +11,8 @@ collecting loose paragraphs, a pass that takes no headings and drops a list or t
 a 128 KB manual chapter came out with no section at all, so its chunks could not say which
 option or section they stand in (`crag.headings`). An anchor with no text says nothing to a
 reader, and a page with no frame is, as a whole, the article. A DocBook FAQ is unfolded into
-headed answers first (`crag.html_qanda`).
+headed answers first (`crag.html_qanda`), and a Texinfo manual's node menus are dropped (framed,
+they would come through as rows of links).
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ def framed(html: str) -> str:
     tree = _tree(html)
     if tree is None:  # trafilatura reports what lxml cannot read
         return html
-    if "qandaset" in html and unfold_qandasets(tree):
+    unfolded = "qandaset" in html and unfold_qandasets(tree)
+    menus = "menu" in html and _drop_menus(tree)
+    if unfolded or menus:
         from lxml import html as lxml_html
 
         html = lxml_html.tostring(tree, encoding="unicode")
@@ -47,6 +50,17 @@ def framed(html: str) -> str:
     closing = _BODY_CLOSE.search(html, start)
     end = closing.start() if closing else len(html)
     return f"{html[:start]}<article>{html[start:end]}</article>{html[end:]}"
+
+
+def _drop_menus(tree: Any) -> bool:
+    """Remove a Texinfo manual's node menus (`<table class="menu">`, Texinfo 7's
+    `<ul class="mini-toc">`): links to the manual's other nodes, which a frameless page
+    would otherwise keep as table rows ("| • Introduction | | What is Nettle? |"); whether
+    there was one."""
+    menus = tree.xpath('//table[@class="menu"] | //ul[@class="mini-toc"]')
+    for menu in menus:
+        menu.drop_tree()
+    return bool(menus)
 
 
 def _tree(html: str) -> Any:

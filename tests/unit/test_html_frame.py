@@ -71,3 +71,16 @@ def test_a_page_without_a_frame_is_framed_as_one_article() -> None:
     out = framed("<html><body class='x'><div><p>Text.</p></div></body></html>")
     assert out == "<html><body class='x'><article><div><p>Text.</p></div></article></body></html>"
     assert framed("<p>Only a fragment.</p>") == "<article><p>Only a fragment.</p></article>"
+
+
+def test_a_texinfo_manuals_node_menus_are_dropped() -> None:
+    """Framed, a Texinfo page's menu of its other nodes came through as rows of links."""
+    menu = (
+        '<table class="menu" border="0" cellspacing="0"><tr><td>&bull; '
+        '<a href="#Tides">Tides</a>:</td><td>&nbsp;&nbsp;</td><td>When the water turns.</td>'
+        "</tr></table>"
+    )
+    page = _page().replace('<div class="chapter">', f'<div class="chapter">{menu}', 1)
+    (doc,), _ = load_html("core.html", page)
+    assert "When the water turns" not in doc.text and "|" not in doc.text
+    assert "Tickets and fares" in doc.text
