@@ -33,6 +33,7 @@ __all__ = [
     "LOADERS",
     "PACKAGE_LOADERS",
     "LoadResult",
+    "format_suffix",
     "load_file",
     "supported_suffixes",
 ]
@@ -83,10 +84,16 @@ def _suffix(path: Path) -> tuple[str, str | None]:
     compression = None
     if suffixes and suffixes[-1] in COMPRESSED:
         compression = COMPRESSED[suffixes.pop()]
-    suffix = suffixes[-1] if suffixes else ""
+    return format_suffix(suffixes[-1] if suffixes else ""), compression
+
+
+def format_suffix(suffix: str) -> str:
+    """The suffix a loader is registered under: a man page's section (".1", ".3pm") is ".man",
+    a split Info manual's part (".info-1") ".info"; any other, lower-cased, itself."""
+    suffix = suffix.lower()
     if MAN_SUFFIX.fullmatch(suffix):
-        return ".man", compression
-    return (".info" if INFO_SUFFIX.fullmatch(suffix) else suffix), compression
+        return ".man"
+    return ".info" if INFO_SUFFIX.fullmatch(suffix) else suffix
 
 
 def is_supported(path: Path) -> bool:

@@ -27,8 +27,7 @@ from typing import Any
 from crag.errors import CragError
 from crag.index.filters import Scalar, condition, parse_value
 from crag.ingest.compressed import COMPRESSED
-from crag.ingest.info import INFO_SUFFIX
-from crag.ingest.roff import MAN_SUFFIX
+from crag.ingest.loaders import format_suffix
 from crag.types import Document
 
 __all__ = [
@@ -90,11 +89,8 @@ def file_type(name: str) -> str:
     suffixes = [s.lower() for s in PurePath(name).suffixes]
     if suffixes and suffixes[-1] in COMPRESSED:
         suffixes = suffixes[:-1]
-    if suffixes and MAN_SUFFIX.fullmatch(suffixes[-1]):
-        return "man"  # gzip.1.gz, ssh_config.5
-    if suffixes and INFO_SUFFIX.fullmatch(suffixes[-1]):
-        return "info"  # sed.info.gz, find.info-1.gz
-    return suffixes[-1].lstrip(".") if suffixes else ""
+    # gzip.1.gz -> man, find.info-1.gz -> info
+    return format_suffix(suffixes[-1]).lstrip(".") if suffixes else ""
 
 
 def source_metadata(name: str, *, modified: float | None = None, **extra: Scalar) -> Tags:

@@ -19,9 +19,8 @@ from pathlib import Path
 
 from crag.errors import CragError, LoaderError
 from crag.ingest.compressed import InflatedTooLarge, compression_of, inflate_file
-from crag.ingest.info import INFO_SUFFIX, without_index_marks
-from crag.ingest.loaders import LOADERS, is_supported, supported_suffixes
-from crag.ingest.roff import MAN_SUFFIX
+from crag.ingest.info import without_index_marks
+from crag.ingest.loaders import LOADERS, format_suffix, is_supported, supported_suffixes
 
 __all__ = [
     "TooLarge",
@@ -121,10 +120,9 @@ def check_upload(
     if blank:
         raise CragError(f"{name!r}: empty file (no text to index)")
     data = bytes(head)
-    suffix = Path(inner).suffix.lower()
-    suffix = ".man" if MAN_SUFFIX.fullmatch(suffix) else suffix  # a man page is text
-    if INFO_SUFFIX.fullmatch(suffix):  # an Info file is text but for its index marks
-        suffix, data = ".info", without_index_marks(data)
+    suffix = format_suffix(Path(inner).suffix)  # a man page and an Info file are text
+    if suffix == ".info":  # but for an Info file's index marks
+        data = without_index_marks(data)
     if suffix == ".pdf":
         if b"%PDF-" not in data[:1024]:
             raise CragError(f"{name!r}: not a PDF (no %PDF- header)")
