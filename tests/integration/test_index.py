@@ -147,6 +147,19 @@ def test_bad_files_are_reported_and_nothing_indexed_is_lost(tmp_path: Path, inde
     assert_in_step(index)
 
 
+def test_linked_and_twice_named_files_are_indexed_once(tmp_path: Path, index: Index) -> None:
+    # /usr/share/doc/base-files holds README and FAQ -> README: both resolve to one source, and
+    # writing its chunks twice in one batch failed the whole ingest (Chroma DuplicateIDError)
+    corpus = make_corpus(tmp_path / "docs")
+    (corpus / "FAQ").symlink_to("volcano.txt")
+    report = Ingestor(index).ingest(
+        [corpus, corpus / "tea.txt", tmp_path / "docs" / "." / "tea.txt"]
+    )
+    assert report.ok and sorted(report.added) == sorted(source_key(corpus / n) for n in CORPUS)
+    assert index.count() == 3
+    assert_in_step(index)
+
+
 def test_missing_path_is_reported(tmp_path: Path, index: Index) -> None:
     report = Ingestor(index).ingest([tmp_path / "nope"])
     assert report.failed == [(str(tmp_path / "nope"), "no such file or folder")]

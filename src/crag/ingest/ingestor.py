@@ -44,6 +44,20 @@ def source_key(path: str | Path) -> str:
     return str(Path(path).expanduser().resolve())
 
 
+def _once(files: list[Path]) -> list[tuple[Path, str, str]]:
+    """Each file once under its index name (`source_key`), read through its own path rather
+    than a link's where both were walked. Why: a folder may hold a file and a link to it
+    (/usr/share/doc/base-files: FAQ -> README), or be named twice by different paths; both
+    resolve to one name, and writing its chunks twice in one batch failed the whole ingest
+    with Chroma's DuplicateIDError."""
+    chosen: dict[str, Path] = {}
+    for path in files:
+        key = source_key(path)
+        if key not in chosen or (chosen[key].is_symlink() and not path.is_symlink()):
+            chosen[key] = path
+    return [(path, key, str(path)) for key, path in chosen.items()]
+
+
 class IngestProgress(Protocol):
     """What an ingestion reports as it goes; an optional `file_started(path, size)` is called
     before each file is read and chunked."""
@@ -125,10 +139,7 @@ class Ingestor:
         self, paths: Iterable[str | Path], progress: IngestProgress | None = None
     ) -> IngestReport:
         """Ingest files and folders; each file is indexed under its resolved path."""
-        return self._ingest(
-            lambda report: [(p, source_key(p), str(p)) for p in self.expand(paths, report)],
-            progress,
-        )
+        return self._ingest(lambda report: _once(self.expand(paths, report)), progress)
 
     def ingest_as(
         self, named: Iterable[tuple[str, str | Path]], progress: IngestProgress | None = None
