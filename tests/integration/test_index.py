@@ -3,6 +3,7 @@ removal, bad files, ranking on a tiny corpus, embedding-model bookkeeping."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 from pathlib import Path
 
@@ -158,6 +159,23 @@ def test_linked_and_twice_named_files_are_indexed_once(tmp_path: Path, index: In
     assert report.ok and sorted(report.added) == sorted(source_key(corpus / n) for n in CORPUS)
     assert index.count() == 3
     assert_in_step(index)
+
+
+def test_conventional_names_are_read_and_other_types_reported(tmp_path: Path, index: Index) -> None:
+    # a package's docs as installed: README.Debian, a gzipped NEWS, a FAQ with no suffix
+    pkg = tmp_path / "doc" / "saffron"
+    write(pkg / "README.Debian", "Saffron for Debian\n\nThe spice comes from the crocus flower.")
+    write(pkg / "FAQ", "Q. Why is saffron expensive?\nA. Each flower gives three stigmas.")
+    (pkg / "NEWS.gz").write_bytes(gzip.compress(b"saffron 2.0: harvested by hand in Iran."))
+    write(pkg / "Makefile", "all:\n\techo saffron")
+    (pkg / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 32)
+    (pkg / "history.db").write_bytes(b"SQLite format 3\x00" + b"\x00" * 32)
+    report = Ingestor(index).ingest([tmp_path / "doc"])
+    assert report.ok and len(report.added) == 3
+    assert sorted(Path(p).name for p in report.ignored) == ["Makefile", "history.db", "logo.png"]
+    hit = HybridRetriever(index).search("crocus", 1, mode="bm25")[0].chunk
+    assert hit.source.endswith("README.Debian") and hit.title == "saffron README.Debian"
+    assert HybridRetriever(index).search("Iran", 1, mode="bm25")[0].chunk.title == "saffron NEWS"
 
 
 def test_missing_path_is_reported(tmp_path: Path, index: Index) -> None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.progress import (
@@ -29,14 +30,19 @@ from crag.cli.common import (
 )
 from crag.errors import CragError
 
+if TYPE_CHECKING:
+    from crag.ingest.ingestor import IngestReport
+
 __all__ = ["ingest", "register", "remove", "search", "sources"]
 
 
-def _print_report(report: Any, verb: str) -> None:
+def _print_report(report: IngestReport, verb: str) -> None:
     for warning in report.warnings:
         err.print(f"[yellow]warning:[/] {warning}", highlight=False)
     for path, reason in report.failed:
         err.print(f"[red]skipped:[/] {path}: {reason}", highlight=False)
+    if report.ignored:
+        err.print(f"ignored: {_ignored(report.ignored)}", highlight=False)
     if report.repaired:
         console.print(f"repaired {len(report.repaired)} half-written source(s) from an earlier run")
     console.print(
@@ -45,6 +51,15 @@ def _print_report(report: Any, verb: str) -> None:
         f"{len(report.failed)} failed; {report.chunks} chunks ({report.embedded} embedded) "
         f"in {report.seconds:.1f}s"
     )
+
+
+def _ignored(paths: list[str], shown: int = 6) -> str:
+    """What a folder walk passed over, by type: "12 files of types crag does not read
+    (.png 8, .c 3, (none) 1)". Why: without it, a folder of unread files says "0 added"."""
+    kinds = Counter(Path(p).suffix.lower() or "(none)" for p in paths)
+    listed = ", ".join(f"{kind} {n}" for kind, n in kinds.most_common(shown))
+    more = ", …" if len(kinds) > shown else ""
+    return f"{len(paths)} file(s) of types crag does not read ({listed}{more})"
 
 
 @friendly
@@ -138,7 +153,8 @@ def _ingest_urls(ingestor: Any, urls: list[str], settings: Any, *args: Any) -> A
 
 
 def _merged(a: Any, b: Any) -> Any:
-    for name in ("added", "updated", "unchanged", "removed", "failed", "warnings", "repaired"):
+    for name in ("added", "updated", "unchanged", "removed", "failed", "warnings", "repaired",
+                 "ignored"):  # fmt: skip
         getattr(a, name).extend(getattr(b, name))
     a.chunks += b.chunks
     a.embedded += b.embedded

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from crag.errors import LoaderError
 from crag.headings import strip_comments
 from crag.html_frame import framed
+from crag.ingest.doc_names import name_title
 from crag.ingest.md_escapes import unescape_inline
 from crag.ingest.soft_breaks import join_soft_breaks
 from crag.ingest.text_sections import text_headings
@@ -23,7 +23,7 @@ def load_text(path: str, text: str) -> tuple[list[Document], list[str]]:
     if not text.strip():
         raise LoaderError(path, "no text")
     headings = tuple(text_headings(text))
-    title = Path(path).stem
+    title = name_title(path)
     return [Document(source=path, doc_id="text", text=text, title=title, headings=headings)], []
 
 
@@ -35,7 +35,7 @@ def load_markdown(path: str, text: str) -> tuple[list[Document], list[str]]:
     if not text.strip():
         raise LoaderError(path, "no text")
     match = _MD_TITLE.search(text)
-    title = match.group(1) if match else Path(path).stem
+    title = match.group(1) if match else name_title(path)
     return [Document(source=path, doc_id="text", text=text, title=title, format="markdown")], []
 
 
@@ -62,7 +62,7 @@ def load_html(path: str, text: str) -> tuple[list[Document], list[str]]:
     if not body or not body.strip():
         raise LoaderError(path, "HTML holds no extractable main text")
     body = unescape_inline(join_soft_breaks(body))
-    title = (meta.title if meta and meta.title else "") or Path(path).stem
+    title = (meta.title if meta and meta.title else "") or name_title(path)
     url = meta.url if meta and meta.url else ""
     page = Document(source=path, doc_id="page", text=body, title=title, url=url, format="markdown")
     return [page], []

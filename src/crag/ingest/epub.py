@@ -18,11 +18,11 @@ access.
 from __future__ import annotations
 
 import posixpath
-from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
 from crag.errors import LoaderError
+from crag.ingest.doc_names import name_title
 from crag.ingest.package import header_names, open_package, row_line
 from crag.titles import shorten
 from crag.types import Document, Heading
@@ -189,7 +189,7 @@ def load_epub(path: str, data: bytes, limit: int | None = None) -> tuple[list[Do
         ),
         "",
     )
-    title = title or Path(path).stem
+    title = title or name_title(path)
     manifest = {
         e.get("id"): posixpath.normpath(posixpath.join(base, unquote(e.get("href", ""))))
         for e in opf.iter()

@@ -25,6 +25,7 @@ from crag.errors import LoaderError
 from crag.index.filters import Scalar
 from crag.index.store import Index, PreparedSource
 from crag.ingest.chunking import Chunker
+from crag.ingest.doc_names import is_conventional_text, looks_binary
 from crag.ingest.loaders import is_supported, load_bytes
 from crag.ingest.metadata import (
     Tags,
@@ -83,6 +84,7 @@ class IngestReport:
     removed: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)  # files of a folder no loader reads
     repaired: list[str] = field(default_factory=list)
     chunks: int = 0
     embedded: int = 0
@@ -127,8 +129,12 @@ class Ingestor:
                     rel = child.relative_to(path).parts
                     if any(p.startswith(".") for p in rel) or not child.is_file():
                         continue
-                    if is_supported(child):
+                    if is_supported(child) and not (
+                        is_conventional_text(child.name) and looks_binary(child)
+                    ):
                         files.append(child)
+                    else:
+                        report.ignored.append(str(child))
             elif path.exists():
                 files.append(path)
             else:

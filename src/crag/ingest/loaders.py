@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from crag.errors import LoaderError, UnsupportedFileError
 from crag.ingest.compressed import COMPRESSED, decompress
 from crag.ingest.decode import decode_bytes
+from crag.ingest.doc_names import is_conventional_text
 from crag.ingest.documents import load_html, load_markdown, load_text
 from crag.ingest.epub import load_epub
 from crag.ingest.info import INFO_SUFFIX, load_info, without_index_marks
@@ -33,6 +34,7 @@ __all__ = [
     "LOADERS",
     "PACKAGE_LOADERS",
     "LoadResult",
+    "format_of",
     "format_suffix",
     "load_file",
     "supported_suffixes",
@@ -81,10 +83,21 @@ class LoadResult:
 def _suffix(path: Path) -> tuple[str, str | None]:
     """The suffix that picks the loader, and the compression format (None: not compressed)."""
     suffixes = [s.lower() for s in path.suffixes]
-    compression = None
+    compression = COMPRESSED[suffixes.pop()] if suffixes and suffixes[-1] in COMPRESSED else None
+    return format_of(path.name), compression
+
+
+def format_of(name: str) -> str:
+    """The suffix of the loader a file name picks, a compression suffix looked through:
+    `squad.json.gz` -> ".json", `gzip.1.gz` -> ".man"; a plain-text document named by
+    convention (`README`, `NEWS.Debian.gz`: `crag.ingest.doc_names`) -> ".txt"."""
+    suffixes = [s.lower() for s in PurePath(name).suffixes]
     if suffixes and suffixes[-1] in COMPRESSED:
-        compression = COMPRESSED[suffixes.pop()]
-    return format_suffix(suffixes[-1] if suffixes else ""), compression
+        suffixes.pop()
+    suffix = format_suffix(suffixes[-1] if suffixes else "")
+    if suffix not in supported_suffixes() and is_conventional_text(name):
+        return ".txt"
+    return suffix
 
 
 def format_suffix(suffix: str) -> str:
@@ -119,7 +132,8 @@ def load_bytes(
         raise UnsupportedFileError(
             name,
             f"unsupported file type {suffix or '(none)'!r}; supported: "
-            + ", ".join(sorted(supported_suffixes())),
+            + ", ".join(sorted(supported_suffixes()))
+            + ", and plain text named README, FAQ, NEWS, copyright …",
         )
     if compression:
         data = decompress(data, name, compression, max_bytes)

@@ -21,13 +21,11 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from pathlib import PurePath
 from typing import Any
 
 from crag.errors import CragError
 from crag.index.filters import Scalar, condition, parse_value
-from crag.ingest.compressed import COMPRESSED
-from crag.ingest.loaders import format_suffix
+from crag.ingest.loaders import format_of
 from crag.types import Document
 
 __all__ = [
@@ -85,12 +83,8 @@ def parse_tags(items: Iterable[str] | None) -> Tags:
 
 def file_type(name: str) -> str:
     """The format name of a file as the loaders see it: `report.PDF` -> `pdf`,
-    `squad.json.gz` -> `json`."""
-    suffixes = [s.lower() for s in PurePath(name).suffixes]
-    if suffixes and suffixes[-1] in COMPRESSED:
-        suffixes = suffixes[:-1]
-    # gzip.1.gz -> man, find.info-1.gz -> info
-    return format_suffix(suffixes[-1]).lstrip(".") if suffixes else ""
+    `squad.json.gz` -> `json`, `gzip.1.gz` -> `man`, `README.Debian` -> `txt`."""
+    return format_of(name).lstrip(".")
 
 
 def source_metadata(name: str, *, modified: float | None = None, **extra: Scalar) -> Tags:

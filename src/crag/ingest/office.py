@@ -17,10 +17,10 @@ structure (slide numbers, heading levels) that citations need here.
 from __future__ import annotations
 
 import io
-from pathlib import Path
 from typing import Any
 
 from crag.errors import LoaderError
+from crag.ingest.doc_names import name_title
 from crag.ingest.package import header_names, open_package, row_line
 from crag.titles import shorten
 from crag.types import Document
@@ -99,7 +99,7 @@ def load_docx(path: str, data: bytes, limit: int | None = None) -> tuple[list[Do
         document = docx.Document(io.BytesIO(data))
     except Exception as exc:  # python-docx raises KeyError, ValueError, lxml errors, ...
         raise LoaderError(path, f"not a readable DOCX file: {type(exc).__name__}: {exc}") from exc
-    title = _core_title(document) or Path(path).stem
+    title = _core_title(document) or name_title(path)
     sections: list[tuple[list[str], list[str]]] = [([], [])]  # (heading path, lines)
     stack: list[tuple[int, str]] = []
     try:
@@ -171,7 +171,7 @@ def load_pptx(path: str, data: bytes, limit: int | None = None) -> tuple[list[Do
         deck = Presentation(io.BytesIO(data))
     except Exception as exc:
         raise LoaderError(path, f"not a readable PPTX file: {type(exc).__name__}: {exc}") from exc
-    title = _core_title(deck) or Path(path).stem
+    title = _core_title(deck) or name_title(path)
     docs: list[Document] = []
     warnings: list[str] = []
     for number, slide in enumerate(deck.slides, start=1):

@@ -28,11 +28,11 @@ from __future__ import annotations
 import io
 import re
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 from crag.errors import LoaderError
 from crag.headings import MAX_HEADING
+from crag.ingest.doc_names import name_title
 from crag.ingest.pdf_fonts import Runs, headings_by_size
 from crag.titles import shorten
 from crag.types import Document, Heading
@@ -208,7 +208,7 @@ def load_pdf(path: str, data: bytes) -> tuple[list[Document], list[str]]:
             except Exception as exc:
                 raise LoaderError(path, f"encrypted PDF cannot be opened: {exc}") from exc
         has_title = bool(reader.metadata and reader.metadata.title)
-        meta_title = (reader.metadata.title if reader.metadata else None) or Path(path).stem
+        meta_title = (reader.metadata.title if reader.metadata else None) or name_title(path)
         try:
             entries = _outline(reader)
         except Exception as exc:  # a damaged outline costs the sections, not the pages

@@ -19,9 +19,9 @@ one either. A lone title of the top level is the document's title, as docutils m
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from crag.errors import LoaderError
+from crag.ingest.doc_names import name_title
 from crag.ingest.rst_breaks import adornment, join_rst_breaks
 from crag.types import Document, Heading
 
@@ -76,7 +76,7 @@ def load_rst(path: str, text: str) -> tuple[list[Document], list[str]]:
     text = join_rst_breaks(text)  # paragraphs on one line, as rendered (chunks end at stops)
     headings = rst_headings(text)
     top = [h for h in headings if h.level == headings[0].level]
-    title = headings[0].text if len(top) == 1 else Path(path).stem
+    title = headings[0].text if len(top) == 1 else name_title(path)
     return [
         Document(source=path, doc_id="text", text=text, title=title, headings=tuple(headings))
     ], []

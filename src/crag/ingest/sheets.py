@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from crag.errors import LoaderError
+from crag.ingest.doc_names import name_title
 from crag.ingest.package import cell_text, header_names, open_package, row_line
 from crag.types import Document
 
@@ -106,7 +107,7 @@ def load_xlsx(path: str, data: bytes, limit: int | None = None) -> tuple[list[Do
         title = (book.properties.title or "").strip() if book.properties else ""
     except Exception:  # a damaged docProps/core.xml must not cost the whole file
         title = ""
-    title = title or Path(path).stem
+    title = title or name_title(path)
     docs: list[Document] = []
     warnings: list[str] = []
     try:
@@ -147,7 +148,7 @@ def _read_csv(path: str, text: str, delimiter: str | None) -> tuple[list[Documen
             number += 1
             yield number, row
 
-    docs = _units(path, Path(path).stem, records(), "", {})
+    docs = _units(path, name_title(path), records(), "", {})
     if not docs:
         raise LoaderError(path, "CSV holds no row with a value")
     return docs, []

@@ -20,7 +20,7 @@ from pathlib import Path
 from crag.errors import CragError, LoaderError
 from crag.ingest.compressed import InflatedTooLarge, compression_of, inflate_file
 from crag.ingest.info import without_index_marks
-from crag.ingest.loaders import LOADERS, format_suffix, is_supported, supported_suffixes
+from crag.ingest.loaders import LOADERS, format_of, is_supported, supported_suffixes
 
 __all__ = [
     "TooLarge",
@@ -58,6 +58,7 @@ def check_supported(name: str) -> None:
         raise UnsupportedUpload(
             f"{name!r}: unsupported file type; supported: "
             + ", ".join(sorted(supported_suffixes()))
+            + ", and plain text named README, FAQ, NEWS, copyright …"
             + " (optionally compressed: .gz, .bz2, .xz)"
         )
 
@@ -101,7 +102,6 @@ def check_upload(
     and blank checks apply.
     """
     fmt = compression_of(name)
-    inner = name[: -len(Path(name).suffix)] if fmt else name
     blocks = inflate_file(path, name, fmt, limit_bytes) if fmt else _blocks(path)
     head = bytearray()
     blank = True
@@ -120,7 +120,7 @@ def check_upload(
     if blank:
         raise CragError(f"{name!r}: empty file (no text to index)")
     data = bytes(head)
-    suffix = format_suffix(Path(inner).suffix)  # a man page and an Info file are text
+    suffix = format_of(name)  # a man page, an Info file and a README are text
     if suffix == ".info":  # but for an Info file's index marks
         data = without_index_marks(data)
     if suffix == ".pdf":

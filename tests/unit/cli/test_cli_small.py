@@ -79,3 +79,12 @@ def test_the_verdict_line_names_an_escalation() -> None:
         "verdict CORRECT (best chunk 0.31; upper 0.515, lower 0.06; escalated: P(yes) 0.93, "
         "cuts 0.897 / 0.696)" in line
     )
+
+
+def test_ignored_files_are_counted_by_type() -> None:
+    from crag.cli.documents import _ignored
+
+    paths = ["d/a.png", "d/b.png", "d/Makefile", "d/x.c", "d/y.PNG"]
+    assert _ignored(paths) == "5 file(s) of types crag does not read (.png 3, (none) 1, .c 1)"
+    many = [f"f{i}.t{i}" for i in range(8)]
+    assert _ignored(many, shown=2).endswith("(.t0 1, .t1 1, …)")

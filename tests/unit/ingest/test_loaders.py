@@ -439,10 +439,13 @@ def test_markdown_title_from_first_heading(tmp_path: Path) -> None:
 
 
 def test_markdown_without_heading_uses_stem(tmp_path: Path) -> None:
-    path = _write(tmp_path / "readme.markdown", "Just a paragraph, no heading.\n")
+    path = _write(tmp_path / "notes.markdown", "Just a paragraph, no heading.\n")
     doc = load_file(path).documents[0]
-    assert doc.title == "readme"
+    assert doc.title == "notes"
     assert doc.format == "markdown"
+    # a README says what kind of document it is; its folder says what it is about
+    path = _write(tmp_path / "readme.markdown", "Just a paragraph, no heading.\n")
+    assert load_file(path).documents[0].title == f"{tmp_path.name} readme"
 
 
 @pytest.mark.parametrize("suffix", [".txt", ".text", ".rst"])

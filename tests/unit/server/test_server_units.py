@@ -63,6 +63,8 @@ def test_source_name_is_bounded_and_keeps_the_suffix() -> None:
 def test_unsupported_types_are_refused_by_name() -> None:
     check_supported("report.pdf")
     check_supported("squad.json.gz")
+    check_supported("README.Debian")  # plain text by its conventional name
+    check_supported("NEWS.gz")
     with pytest.raises(UnsupportedUpload, match="passwd"):
         check_supported("passwd")
     with pytest.raises(UnsupportedUpload):
