@@ -9,6 +9,7 @@ from crag.headings import strip_comments
 from crag.html_frame import framed
 from crag.ingest.doc_names import name_title
 from crag.ingest.md_escapes import unescape_inline
+from crag.ingest.release_notes import release_headings
 from crag.ingest.soft_breaks import join_soft_breaks
 from crag.ingest.text_sections import text_headings
 from crag.types import Document
@@ -19,10 +20,11 @@ _MD_TITLE = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
 def load_text(path: str, text: str) -> tuple[list[Document], list[str]]:
-    """The text as it is; a title after a rule line opens a section (`text_sections`)."""
+    """The text as it is; a title after a rule line opens a section (`text_sections`), as
+    does a release of a changelog or of an outlined NEWS file (`release_notes`)."""
     if not text.strip():
         raise LoaderError(path, "no text")
-    headings = tuple(text_headings(text))
+    headings = tuple(release_headings(text) or text_headings(text))
     title = name_title(path)
     return [Document(source=path, doc_id="text", text=text, title=title, headings=headings)], []
 

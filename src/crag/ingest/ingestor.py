@@ -25,8 +25,7 @@ from crag.errors import LoaderError
 from crag.index.filters import Scalar
 from crag.index.store import Index, PreparedSource
 from crag.ingest.chunking import Chunker
-from crag.ingest.doc_names import is_conventional_text, looks_binary
-from crag.ingest.loaders import is_supported, load_bytes
+from crag.ingest.loaders import is_walked, load_bytes
 from crag.ingest.metadata import (
     Tags,
     layout_digest,
@@ -129,9 +128,7 @@ class Ingestor:
                     rel = child.relative_to(path).parts
                     if any(p.startswith(".") for p in rel) or not child.is_file():
                         continue
-                    if is_supported(child) and not (
-                        is_conventional_text(child.name) and looks_binary(child)
-                    ):
+                    if is_walked(child):
                         files.append(child)
                     else:
                         report.ignored.append(str(child))

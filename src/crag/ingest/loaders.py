@@ -17,7 +17,7 @@ from pathlib import Path, PurePath
 from crag.errors import LoaderError, UnsupportedFileError
 from crag.ingest.compressed import COMPRESSED, decompress
 from crag.ingest.decode import decode_bytes
-from crag.ingest.doc_names import is_conventional_text
+from crag.ingest.doc_names import is_conventional_text, looks_binary
 from crag.ingest.documents import load_html, load_markdown, load_text
 from crag.ingest.epub import load_epub
 from crag.ingest.info import INFO_SUFFIX, load_info, without_index_marks
@@ -36,6 +36,8 @@ __all__ = [
     "LoadResult",
     "format_of",
     "format_suffix",
+    "is_supported",
+    "is_walked",
     "load_file",
     "supported_suffixes",
 ]
@@ -111,6 +113,12 @@ def format_suffix(suffix: str) -> str:
 
 def is_supported(path: Path) -> bool:
     return _suffix(path)[0] in supported_suffixes()
+
+
+def is_walked(path: Path) -> bool:
+    """Whether a folder walk (`crag ingest DIR`, `crag watch`) reads this file: a type crag
+    reads, but not a conventionally named file whose bytes are binary (`history.db`)."""
+    return is_supported(path) and not (is_conventional_text(path.name) and looks_binary(path))
 
 
 def load_bytes(

@@ -48,10 +48,11 @@ __all__ = [
 # of its own when the paragraph under it did not fit beside it (crag.ingest.chunking); plain
 # text's chunks gained the sections its rules mark (crag.ingest.text_sections); HTML pages
 # gained the section titles and text that trafilatura dropped on pages with empty anchors or no
-# content frame (crag.html_frame).
+# content frame (crag.html_frame); a changelog's entries and an outlined NEWS file's releases
+# became sections (crag.ingest.release_notes).
 LAYOUTS = {
-    "txt": "sections-1",
-    "text": "sections-1",
+    "txt": "releases-1",
+    "text": "releases-1",
     "epub": "headings-2",
     "rst": "wraps-1",
     "md": "wraps-2",

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from crag.ingest.ingestor import Ingestor, IngestReport, source_key
-from crag.ingest.loaders import is_supported
+from crag.ingest.loaders import is_walked
 
 __all__ = ["FolderWatcher"]
 
@@ -96,7 +96,7 @@ class FolderWatcher:
             if not _visible(path, self.roots):
                 continue
             if path.is_file():
-                if is_supported(path):
+                if is_walked(path):
                     present.append(path)
             elif path.is_dir():
                 present.append(path)  # a folder moved in: the ingestor walks it
