@@ -162,7 +162,13 @@ def load_bytes(
     if suffix == ".info":
         data = without_index_marks(data)
     decoded = decode_bytes(data, name, detect=detect_encoding, encoding=encoding)
-    docs, warnings = LOADERS[suffix](name, decoded.text)
+    try:
+        docs, warnings = LOADERS[suffix](name, decoded.text)
+    except UnsupportedFileError:
+        # a rotated log named like a page (tar's changelog.1.gz): plain text by its name
+        if suffix != ".man" or not is_conventional_text(PurePath(name).name.split(".")[0]):
+            raise
+        docs, warnings = load_text(name, decoded.text)
     if decoded.warning:
         warnings.insert(0, decoded.warning)
     return LoadResult(docs, warnings)

@@ -133,7 +133,8 @@ def check_upload(
         return
     if b"\0" in data:
         raise CragError(f"{name!r}: binary data (NUL bytes), not text")
-    control = sum(1 for b in data if b < 32 and b not in b"\r\n\t\f")
+    # ESC and backspace are a terminal's formatting, which the loader removes (crag.ingest.decode)
+    control = sum(1 for b in data if b < 32 and b not in b"\r\n\t\f\x1b\x08")
     if control > max(5, len(data) // 100):
         raise CragError(f"{name!r}: binary data (control characters), not text")
     if not detect_encoding:

@@ -604,3 +604,63 @@ def test_load_bytes_matches_load_file(tmp_path: Path) -> None:
     data = b'{"id": "a", "text": "alpha"}\n'
     path = _write(tmp_path / "same.jsonl", data)
     assert load_bytes(path, data).documents == load_file(path).documents
+
+
+# --------------------------------------------------------------------------- terminal text
+
+
+def test_text_made_for_a_terminal_is_read_without_its_codes(tmp_path: Path) -> None:
+    # grotty's output (man-db-manual.txt.gz) and a CI log in colour were refused as binary
+    page = "\x1b[1mman-db\x1b[0m - the \x1b[4mmanual\x1b[24m pager\n" * 20
+    log = "\x1b]0;build\x07\x1b[32mPASS\x1b[m tests/a.py\n\x1b[31;1mFAIL\x1b[0m b.py\n" * 20
+    bold = "B\bBo\bol\bld\bd and _\bu_\bn_\bd_\be_\br\n" * 20
+    assert (
+        load_file(_write(tmp_path / "m.txt.gz", gzip.compress(page.encode())))
+        .documents[0]
+        .text.startswith("man-db - the manual pager\n")
+    )
+    assert (
+        "PASS tests/a.py\nFAIL b.py"
+        in load_file(_write(tmp_path / "ci.txt", log)).documents[0].text
+    )
+    assert (
+        load_file(_write(tmp_path / "b.txt", bold)).documents[0].text.startswith("Bold and under\n")
+    )
+    # other control characters are still binary
+    with pytest.raises(LoaderError, match="binary"):
+        load_file(_write(tmp_path / "x.txt", "\x01\x02\x03 data \x04\x05\x06" * 40))
+
+
+def test_a_rotated_changelog_named_like_a_page_is_text(tmp_path: Path) -> None:
+    log = "tar (1.30-1) unstable; urgency=low\n\n  * New upstream release.\n"
+    (tmp_path / "tar").mkdir()
+    doc = load_file(_write(tmp_path / "tar" / "changelog.1.gz", gzip.compress(log.encode())))
+    assert doc.documents[0].title == "tar changelog.1" and "New upstream" in doc.documents[0].text
+    with pytest.raises(UnsupportedFileError, match=r"no \.TH"):  # not a conventional name
+        load_file(_write(tmp_path / "syslog.1", "Nov 27 10:00 host cron[1]: job\n"))
+
+
+# ------------------------------------------------------------------ mixed and sparse legacy text
+
+
+def test_utf8_with_a_few_latin1_bytes_keeps_both(tmp_path: Path) -> None:
+    # a changelog whose older entries were written in latin-1 (libxslt's, libmp3lame's)
+    data = (
+        "  * Patch from Rog\u00e9rio Brito and Tomasz K\u0142oczko\n".encode()
+        + "  * Thanks to Dag-Erling Sm\u00f8rgrav and Miguel Mu\u00f1oz\n".encode("latin-1")
+    ) * 30
+    result = load_file(_write(tmp_path / "changelog", data))
+    text = result.documents[0].text
+    assert "Rog\u00e9rio" in text and "K\u0142oczko" in text
+    assert "Sm\u00f8rgrav" in text and "Mu\u00f1oz" in text
+    assert "UTF-8 with 60 byte(s) of another encoding" in result.warnings[0]
+
+
+def test_a_few_western_names_in_english_are_not_read_as_another_script(tmp_path: Path) -> None:
+    # charset-normalizer read make's NEWS as big5 (which ate the "m" of "K\u00e4mpf"), and tied
+    # cp1250 with cp1252 on "Sm\u00f8rgrav" ("Sm\u0159rgrav")
+    english = "The port to VMS was done by Klaus K\u00e4mpf and reviewed by others. " * 40
+    names = "Fixes from Dag-Erling Sm\u00f8rgrav, Lars Skj\u00e6rlund and Miguel Mu\u00f1oz.\n"
+    for text in (english, "Release notes of many kinds for this project.\n" * 60 + names):
+        result = load_file(_write(tmp_path / "NEWS", text.encode("latin-1")))
+        assert result.documents[0].text == text

@@ -145,6 +145,8 @@ def test_good_uploads_pass_the_door(tmp_path) -> None:
         ("a.pdf", b"%PDF-1.7\n..."),
         ("a.docx", b"PK\x03\x04\x00\x00binary zip"),  # a binary format: its loader judges
         ("two.txt.gz", gzip.compress(b"one\n") + gzip.compress(b"two\n") + b"\0" * 512),
+        ("ci.log.txt", b"\x1b[32mPASS\x1b[0m a.py\n" * 200),  # a log in colour: text
+        ("page.txt", b"B\bBo\bol\bld\bd\n" * 200),  # overstrikes: text
     ]
     for name, data in cases:
         path.write_bytes(data)
