@@ -13,7 +13,7 @@ from tests.conftest import SAMPLE, assert_in_step, vector_ids, write
 from crag.errors import EmbeddingMismatchError
 from crag.index.retriever import HybridRetriever
 from crag.index.store import Index
-from crag.ingest.ingestor import Ingestor, source_key
+from crag.ingest.ingestor import UNSUPPORTED_TYPE, Ingestor, source_key
 from crag.models.embedder import make_embedder
 
 pytestmark = pytest.mark.slow
@@ -170,9 +170,17 @@ def test_conventional_names_are_read_and_other_types_reported(tmp_path: Path, in
     write(pkg / "Makefile", "all:\n\techo saffron")
     (pkg / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 32)
     (pkg / "history.db").write_bytes(b"SQLite format 3\x00" + b"\x00" * 32)
+    # files of a kind crag reads that are not documents of it: passed over in a walk
+    write(pkg / "package.json", '{"name": "saffron", "version": "2.0"}')
+    write(pkg / "cat.1", ".so man1/other.1\n")  # a man page alias
     report = Ingestor(index).ingest([tmp_path / "doc"])
     assert report.ok and len(report.added) == 3
-    assert sorted(Path(p).name for p in report.ignored) == ["Makefile", "history.db", "logo.png"]
+    ignored = {Path(p).name: why for p, why in report.ignored}
+    assert sorted(ignored) == ["Makefile", "cat.1", "history.db", "logo.png", "package.json"]
+    assert ignored["logo.png"] == UNSUPPORTED_TYPE and "not SQuAD" in ignored["package.json"]
+    # named on its own, the same file is a failure
+    named = Ingestor(index).ingest([pkg / "package.json"])
+    assert not named.ok and "not SQuAD" in named.failed[0][1]
     hit = HybridRetriever(index).search("crocus", 1, mode="bm25")[0].chunk
     assert hit.source.endswith("README.Debian") and hit.title == "saffron README.Debian"
     assert HybridRetriever(index).search("Iran", 1, mode="bm25")[0].chunk.title == "saffron NEWS"

@@ -53,13 +53,23 @@ def _print_report(report: IngestReport, verb: str) -> None:
     )
 
 
-def _ignored(paths: list[str], shown: int = 6) -> str:
-    """What a folder walk passed over, by type: "12 files of types crag does not read
-    (.png 8, .c 3, (none) 1)". Why: without it, a folder of unread files says "0 added"."""
-    kinds = Counter(Path(p).suffix.lower() or "(none)" for p in paths)
-    listed = ", ".join(f"{kind} {n}" for kind, n in kinds.most_common(shown))
-    more = ", …" if len(kinds) > shown else ""
-    return f"{len(paths)} file(s) of types crag does not read ({listed}{more})"
+def _ignored(ignored: list[tuple[str, str]], shown: int = 6) -> str:
+    """What a folder walk passed over and why: "152 file(s) crag does not read: a type crag
+    does not read (.png 8, .c 3, (none) 1); not SQuAD JSON (149)". Why: without it, a
+    folder of unread files says "0 added"; with each file as a failure, `crag ingest` of a
+    project or /usr/share/man would end in error on files that are not documents."""
+    from crag.ingest.ingestor import UNSUPPORTED_TYPE as _TYPE  # loaded with the ingest
+
+    by_type = Counter(Path(p).suffix.lower() or "(none)" for p, why in ignored if why == _TYPE)
+    reasons = Counter(why.split(":")[0] for _, why in ignored if why != _TYPE)  # its gist
+    parts = []
+    if by_type:
+        listed = ", ".join(f"{kind} {n}" for kind, n in by_type.most_common(shown))
+        parts.append(f"{_TYPE} ({listed}{', …' if len(by_type) > shown else ''})")
+    parts += [f"{why} ({n})" for why, n in reasons.most_common(shown)]
+    if len(reasons) > shown:
+        parts.append("…")
+    return f"{len(ignored)} file(s) crag does not read: " + "; ".join(parts)
 
 
 @friendly

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Protocol
 
 from crag.config import IngestSettings
-from crag.errors import LoaderError
+from crag.errors import LoaderError, UnsupportedFileError
 from crag.index.filters import Scalar
 from crag.index.store import Index, PreparedSource
 from crag.ingest.chunking import Chunker
@@ -44,18 +44,21 @@ def source_key(path: str | Path) -> str:
     return str(Path(path).expanduser().resolve())
 
 
-def _once(files: list[Path]) -> list[tuple[Path, str, str]]:
+def _once(files: list[tuple[Path, bool]]) -> list[tuple[Path, str, str, bool]]:
     """Each file once under its index name (`source_key`), read through its own path rather
     than a link's where both were walked. Why: a folder may hold a file and a link to it
     (/usr/share/doc/base-files: FAQ -> README), or be named twice by different paths; both
     resolve to one name, and writing its chunks twice in one batch failed the whole ingest
-    with Chroma's DuplicateIDError."""
+    with Chroma's DuplicateIDError. With each: its shown name and whether a walk found it."""
     chosen: dict[str, Path] = {}
-    for path in files:
+    named: set[str] = set()  # named on their own (not only found by a walk)
+    for path, walked in files:
         key = source_key(path)
+        if not walked:
+            named.add(key)
         if key not in chosen or (chosen[key].is_symlink() and not path.is_symlink()):
             chosen[key] = path
-    return [(path, key, str(path)) for key, path in chosen.items()]
+    return [(path, key, str(path), key not in named) for key, path in chosen.items()]
 
 
 class IngestProgress(Protocol):
@@ -75,6 +78,9 @@ class _NoProgress:
     def chunks_done(self, n: int) -> None: ...
 
 
+UNSUPPORTED_TYPE = "a type crag does not read"
+
+
 @dataclass(slots=True)
 class IngestReport:
     added: list[str] = field(default_factory=list)
@@ -83,7 +89,9 @@ class IngestReport:
     removed: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    ignored: list[str] = field(default_factory=list)  # files of a folder no loader reads
+    # files of a folder crag does not read, with why: a type it has no loader for, or a file
+    # that is not a document of its kind (a man page alias, JSON that is not SQuAD)
+    ignored: list[tuple[str, str]] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)
     chunks: int = 0
     embedded: int = 0
@@ -120,7 +128,13 @@ class Ingestor:
         self.chunker = chunker or Chunker(self.settings.chunk_size, self.settings.chunk_overlap)
 
     def expand(self, paths: Iterable[str | Path], report: IngestReport) -> list[Path]:
-        files: list[Path] = []
+        """The files `paths` name, folders walked (files of other types in them are recorded
+        in `report.ignored`)."""
+        return [path for path, _ in self._expand(paths, report)]
+
+    def _expand(self, paths: Iterable[str | Path], report: IngestReport) -> list[tuple[Path, bool]]:
+        """The files `paths` name, each with whether a folder walk found it."""
+        files: list[tuple[Path, bool]] = []
         for raw in paths:
             path = Path(raw).expanduser()
             if path.is_dir():
@@ -129,11 +143,11 @@ class Ingestor:
                     if any(p.startswith(".") for p in rel) or not child.is_file():
                         continue
                     if is_walked(child):
-                        files.append(child)
+                        files.append((child, True))
                     else:
-                        report.ignored.append(str(child))
+                        report.ignored.append((str(child), UNSUPPORTED_TYPE))
             elif path.exists():
-                files.append(path)
+                files.append((path, False))
             else:
                 report.failed.append((str(path), "no such file or folder"))
         return list(dict.fromkeys(files))
@@ -142,7 +156,7 @@ class Ingestor:
         self, paths: Iterable[str | Path], progress: IngestProgress | None = None
     ) -> IngestReport:
         """Ingest files and folders; each file is indexed under its resolved path."""
-        return self._ingest(lambda report: _once(self.expand(paths, report)), progress)
+        return self._ingest(lambda report: _once(self._expand(paths, report)), progress)
 
     def ingest_as(
         self, named: Iterable[tuple[str, str | Path]], progress: IngestProgress | None = None
@@ -153,12 +167,12 @@ class Ingestor:
         it should be cited, listed and replaced by the name it was uploaded with. The name also
         picks the loader (by its suffix); reports and errors show the name, never the path.
         """
-        items = [(Path(path), name, name) for name, path in named]
+        items = [(Path(path), name, name, False) for name, path in named]
         return self._ingest(lambda report: items, progress)
 
     def _ingest(
         self,
-        plan: Callable[[IngestReport], list[tuple[Path, str, str]]],
+        plan: Callable[[IngestReport], list[tuple[Path, str, str, bool]]],
         progress: IngestProgress | None,
     ) -> IngestReport:
         progress = progress or _NoProgress()
@@ -173,11 +187,11 @@ class Ingestor:
             buffer: list[PreparedSource] = []
             pending_chunks = 0
             started_file = getattr(progress, "file_started", None)
-            for path, key, shown in files:
+            for path, key, shown, walked in files:
                 if started_file is not None:
                     with contextlib.suppress(OSError):  # _prepare reports it
                         started_file(shown, path.stat().st_size)
-                prepared = self._prepare(path, key, shown, report)
+                prepared = self._prepare(path, key, shown, report, walked=walked)
                 progress.file_done(shown, "prepared" if prepared else "skipped")
                 if prepared is None:
                     continue
@@ -192,7 +206,7 @@ class Ingestor:
         return report
 
     def _prepare(
-        self, path: Path, key: str, shown: str, report: IngestReport
+        self, path: Path, key: str, shown: str, report: IngestReport, *, walked: bool = False
     ) -> PreparedSource | None:
         try:
             stat = path.stat()
@@ -211,7 +225,7 @@ class Ingestor:
             report.failed.append((shown, f"cannot read: {exc.strerror or exc}"))
             return None
         return self.prepare_bytes(
-            data, key, shown, report, source_metadata(key, modified=stat.st_mtime)
+            data, key, shown, report, source_metadata(key, modified=stat.st_mtime), walked=walked
         )
 
     def prepare_bytes(
@@ -224,10 +238,14 @@ class Ingestor:
         *,
         load_as: str | None = None,
         url: str = "",
+        walked: bool = False,
     ) -> PreparedSource | None:
         """Load, tag and chunk bytes already read (a file, a fetched page) as source `key`;
         None when unchanged or failed (recorded in `report`). `load_as` picks the loader by
-        its suffix when `key` (a URL) has none; `url` is what citations link to."""
+        its suffix when `key` (a URL) has none; `url` is what citations link to. A file a
+        folder walk found (`walked`) that is not a document of its kind (`UnsupportedFileError`:
+        a man page that only points to another, JSON that is not SQuAD) is ignored, as files
+        of other types are; named on its own, it is a failure."""
         try:
             digest = layout_digest(
                 tagged_digest(hashlib.sha256(data).hexdigest(), self.tags), load_as or key
@@ -242,6 +260,9 @@ class Ingestor:
                 max_bytes=int(self.settings.max_file_mb * 1e6),
                 encoding=self.settings.encoding,
             )
+        except UnsupportedFileError as exc:
+            (report.ignored if walked else report.failed).append((shown, exc.reason))
+            return None
         except LoaderError as exc:
             report.failed.append((shown, exc.reason))
             return None

@@ -117,8 +117,13 @@ def is_supported(path: Path) -> bool:
 
 def is_walked(path: Path) -> bool:
     """Whether a folder walk (`crag ingest DIR`, `crag watch`) reads this file: a type crag
-    reads, but not a conventionally named file whose bytes are binary (`history.db`)."""
-    return is_supported(path) and not (is_conventional_text(path.name) and looks_binary(path))
+    reads, but not one whose type was guessed from its name (a conventional name, a man
+    page's section) when its bytes are binary: `history.db`, and a shared library
+    `libavif.so.16.4.2`, whose ".2" names a man page's section."""
+    if not is_supported(path):
+        return False
+    guessed = is_conventional_text(path.name) or _suffix(path)[0] == ".man"
+    return not (guessed and looks_binary(path))
 
 
 def load_bytes(

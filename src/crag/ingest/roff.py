@@ -66,7 +66,7 @@ def load_man(path: str, text: str) -> tuple[list[Document], list[str]]:
     A file named like a man page (`syslog.1`, a rotated log) without a title request is
     not one: refused as unsupported, as its suffix was before."""
     if (alias := _ALIAS.match(text)) is not None:
-        raise UnsupportedFileError(path, f"a man page that only points to {alias.group(1)}")
+        raise UnsupportedFileError(path, f"a man page alias: it only points to {alias.group(1)}")
     if not path.endswith((".man", ".man.gz")) and not _TITLE_LINE.search(text[:20000]):
         raise UnsupportedFileError(path, "not a man page: no .TH or .Dt line")
     title, body = render_man(text)

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from crag.datasets.squad import squad_title, squad_unit_id
-from crag.errors import LoaderError
+from crag.errors import LoaderError, UnsupportedFileError
 from crag.types import Document
 
 __all__ = ["load_jsonl", "load_squad_json"]
@@ -32,7 +32,10 @@ def load_squad_json(path: str, text: str) -> tuple[list[Document], list[str]]:
     except RecursionError as exc:
         raise LoaderError(path, "JSON nested too deeply") from exc
     if not isinstance(raw, dict) or not isinstance(raw.get("data"), list):
-        raise LoaderError(path, 'not SQuAD JSON: expected an object with a "data" list of articles')
+        # JSON of another kind (package.json, an SBOM): not a document crag reads
+        raise UnsupportedFileError(
+            path, 'not SQuAD JSON: expected an object with a "data" list of articles'
+        )
     docs: list[Document] = []
     warnings: list[str] = []
     for a_idx, article in enumerate(raw["data"]):

@@ -81,10 +81,15 @@ def test_the_verdict_line_names_an_escalation() -> None:
     )
 
 
-def test_ignored_files_are_counted_by_type() -> None:
+def test_ignored_files_are_counted_by_type_and_reason() -> None:
     from crag.cli.documents import _ignored
+    from crag.ingest.ingestor import UNSUPPORTED_TYPE as TYPE
 
-    paths = ["d/a.png", "d/b.png", "d/Makefile", "d/x.c", "d/y.PNG"]
-    assert _ignored(paths) == "5 file(s) of types crag does not read (.png 3, (none) 1, .c 1)"
-    many = [f"f{i}.t{i}" for i in range(8)]
+    paths = [("d/a.png", TYPE), ("d/b.png", TYPE), ("d/Makefile", TYPE), ("d/x.c", TYPE)]
+    paths += [("d/y.PNG", TYPE), ("d/sbom.json", "not SQuAD JSON"), ("d/p.json", "not SQuAD JSON")]
+    assert _ignored(paths) == (
+        "7 file(s) crag does not read: a type crag does not read (.png 3, (none) 1, .c 1); "
+        "not SQuAD JSON (2)"
+    )
+    many = [(f"f{i}.t{i}", TYPE) for i in range(8)]
     assert _ignored(many, shown=2).endswith("(.t0 1, .t1 1, …)")

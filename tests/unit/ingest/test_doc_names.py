@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from crag.ingest.doc_names import is_conventional_text, looks_binary, name_title
-from crag.ingest.loaders import format_of, is_supported, load_bytes
+from crag.ingest.loaders import format_of, is_supported, is_walked, load_bytes
 from crag.ingest.metadata import file_type
 
 
@@ -56,3 +56,14 @@ def test_binary_content_under_a_conventional_name(tmp_path: Path) -> None:
     (tmp_path / "NEWS").write_text("1.0: first release\n")
     assert looks_binary(tmp_path / "history.db") and not looks_binary(tmp_path / "NEWS")
     assert not looks_binary(tmp_path / "missing")
+
+
+def test_a_folder_walk_passes_over_binary_files_typed_by_a_guess(tmp_path: Path) -> None:
+    # "libavif.so.16.4.2": its ".2" names a man page's section, as "ls.1" does
+    elf = b"\x7fELF\x02\x01\x01\x00" + b"\x00" * 64
+    for name in ("libavif.so.16.4.2", "history.db", "README"):
+        (tmp_path / name).write_bytes(elf)
+        assert is_supported(tmp_path / name) and not is_walked(tmp_path / name)
+    (tmp_path / "ls.1").write_text(".TH LS 1\n.SH NAME\nls \\- list\n")
+    (tmp_path / "blob.txt").write_bytes(elf)  # named as text: read, and refused as binary
+    assert is_walked(tmp_path / "ls.1") and is_walked(tmp_path / "blob.txt")
