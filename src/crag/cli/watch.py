@@ -18,6 +18,8 @@ def _print(what: str, report: Any) -> None:
         err.print(f"[red]skipped:[/] {path}: {reason}", highlight=False)
     for warning in report.warnings:
         err.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    if report.ignored:
+        err.print(f"ignored: {len(report.ignored)} file(s) crag does not read", highlight=False)
     if report.repaired:
         console.print(f"repaired {len(report.repaired)} half-written source(s) from an earlier run")
     console.print(

@@ -153,10 +153,21 @@ class Ingestor:
         return list(dict.fromkeys(files))
 
     def ingest(
-        self, paths: Iterable[str | Path], progress: IngestProgress | None = None
+        self,
+        paths: Iterable[str | Path],
+        progress: IngestProgress | None = None,
+        *,
+        walked: bool = False,
     ) -> IngestReport:
-        """Ingest files and folders; each file is indexed under its resolved path."""
-        return self._ingest(lambda report: _once(self._expand(paths, report)), progress)
+        """Ingest files and folders; each file is indexed under its resolved path. `walked`:
+        the files named were found in a folder (`crag watch`'s events), so one that is not a
+        document of its kind is ignored, as a folder walk ignores it, rather than failed."""
+
+        def plan(report: IngestReport) -> list[tuple[Path, str, str, bool]]:
+            found = self._expand(paths, report)
+            return _once([(path, walked or by_walk) for path, by_walk in found])
+
+        return self._ingest(plan, progress)
 
     def ingest_as(
         self, named: Iterable[tuple[str, str | Path]], progress: IngestProgress | None = None

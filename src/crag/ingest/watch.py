@@ -104,7 +104,7 @@ class FolderWatcher:
                 prefix = raw.rstrip("/") + "/"
                 if raw in known or any(s.startswith(prefix) for s in known):
                     absent.append(raw)
-        report = self.ingestor.ingest(present) if present else IngestReport()
+        report = self.ingestor.ingest(present, walked=True) if present else IngestReport()
         if absent:
             removed = self.ingestor.remove(absent)
             report.removed.extend(removed.removed)
