@@ -96,6 +96,10 @@ def test_watch_follows_the_folder_and_survives_a_kill(tmp_path: Path, embedder: 
         (folder / ".hidden.txt").write_text("an editor's scratch file")
         (folder / "image.bin").write_bytes(b"\x00\x01")
         took = [_until(lambda s: "gamma.txt" in s, data)]
+        # JSON that is not SQuAD, dropped into the folder: passed over, not a failure
+        (folder / "package.json").write_text('{"name": "notes"}')
+        watcher.wait_for("ignored: 1 file(s) crag does not read")
+        assert not any("skipped:" in line for line in watcher.lines), watcher.lines
         (folder / "alpha.txt").write_text("Alpha notes: the lamp is now lit an hour after dusk.")
         took.append(_until(lambda s: "hour after dusk" in s.get("alpha.txt", ""), data))
         (folder / "beta.md").unlink()

@@ -155,7 +155,13 @@ class FolderWatcher:
                 if batch is None:
                     return
                 report = self.apply(batch)
-                if report.added or report.updated or report.removed or report.failed:
+                if (
+                    report.added
+                    or report.updated
+                    or report.removed
+                    or report.failed
+                    or report.ignored
+                ):
                     self.on_sync("change", report)
         finally:
             self.stop()
