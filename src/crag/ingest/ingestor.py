@@ -127,13 +127,9 @@ class Ingestor:
         self.settings = settings or IngestSettings()
         self.chunker = chunker or Chunker(self.settings.chunk_size, self.settings.chunk_overlap)
 
-    def expand(self, paths: Iterable[str | Path], report: IngestReport) -> list[Path]:
-        """The files `paths` name, folders walked (files of other types in them are recorded
-        in `report.ignored`)."""
-        return [path for path, _ in self._expand(paths, report)]
-
     def _expand(self, paths: Iterable[str | Path], report: IngestReport) -> list[tuple[Path, bool]]:
-        """The files `paths` name, each with whether a folder walk found it."""
+        """The files `paths` name, folders walked, each with whether a walk found it (files of
+        other types in the folders are recorded in `report.ignored`)."""
         files: list[tuple[Path, bool]] = []
         for raw in paths:
             path = Path(raw).expanduser()

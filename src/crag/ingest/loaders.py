@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
 from crag.errors import LoaderError, UnsupportedFileError
-from crag.ingest.compressed import COMPRESSED, decompress
+from crag.ingest.compressed import COMPRESSED, compression_of, decompress
 from crag.ingest.decode import decode_bytes
 from crag.ingest.doc_names import is_conventional_text, looks_binary
 from crag.ingest.documents import load_html, load_markdown, load_text
@@ -84,9 +84,7 @@ class LoadResult:
 
 def _suffix(path: Path) -> tuple[str, str | None]:
     """The suffix that picks the loader, and the compression format (None: not compressed)."""
-    suffixes = [s.lower() for s in path.suffixes]
-    compression = COMPRESSED[suffixes.pop()] if suffixes and suffixes[-1] in COMPRESSED else None
-    return format_of(path.name), compression
+    return format_of(path.name), compression_of(path.name)
 
 
 def format_of(name: str) -> str:
