@@ -62,16 +62,13 @@ _HIGH_RUN = re.compile(rb"[\x80-\xff]+")
 _WESTERN = ("cp1252", "latin_1", "iso8859_15")
 
 
-def _cp1252_byte(error: UnicodeError) -> tuple[str, int]:
-    """A codec error handler: each undecodable byte as its cp1252 (else latin-1) character."""
-    assert isinstance(error, UnicodeDecodeError)
-    bad = error.object[error.start : error.end]
-    return bad.decode("cp1252", errors="replace").replace("\ufffd", "") or bad.decode(
-        "latin-1"
-    ), error.end
-
-
-codecs.register_error("crag-cp1252", _cp1252_byte)
+# a stray byte (decoded by "surrogateescape" as U+DC80 + its value) as its cp1252 character,
+# latin-1's where cp1252 has none (0x81, 0x8D, 0x8F, 0x90, 0x9D)
+_STRAY_AS_CP1252 = {
+    0xDC00 + b: bytes([b]).decode("cp1252", errors="replace").replace("\ufffd", "")
+    or bytes([b]).decode("latin-1")
+    for b in range(0x80, 0x100)
+}
 
 
 def _likely_utf8(ch: str) -> bool:
@@ -92,7 +89,7 @@ def _utf8_with_strays(data: bytes) -> tuple[str, int] | None:
     valid = sum(1 for ch in text if _likely_utf8(ch))
     if not strays or (valid < 2 and valid < strays):
         return None
-    return data.decode("utf-8", errors="crag-cp1252"), strays
+    return text.translate(_STRAY_AS_CP1252), strays
 
 
 def _check_text(decoded: DecodedText, path: str) -> DecodedText:

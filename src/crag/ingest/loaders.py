@@ -118,9 +118,10 @@ def is_walked(path: Path) -> bool:
     reads, but not one whose type was guessed from its name (a conventional name, a man
     page's section) when its bytes are binary: `history.db`, and a shared library
     `libavif.so.16.4.2`, whose ".2" names a man page's section."""
-    if not is_supported(path):
+    suffix = format_of(path.name)
+    if suffix not in supported_suffixes():
         return False
-    guessed = is_conventional_text(path.name) or _suffix(path)[0] == ".man"
+    guessed = suffix == ".man" or is_conventional_text(path.name)
     return not (guessed and looks_binary(path))
 
 
