@@ -42,6 +42,7 @@ __all__ = [
     "opens_fence",
     "sections",
     "strip_comments",
+    "title_heading",
 ]
 
 MAX_HEADING = 120  # characters of one heading kept: a name (a long signature too), not a paragraph
@@ -129,6 +130,13 @@ class _Heading:
     level: int
     text: str
     end: int = 0  # offset just after its line (after the underline of a setext heading)
+
+
+def title_heading(text: str) -> str:
+    """The text of the first level-1 heading of Markdown `text` (ATX or setext, outside
+    fenced code and front matter), else "": the title a page shows. A `# comment` line in a
+    shell or YAML example is not one (npm's pages were titled ".travis.yml" by it)."""
+    return next((h.text for h in _scan(text) if h.level == 1), "")
 
 
 def sections(text: str) -> list[tuple[str, str]]:

@@ -167,3 +167,11 @@ def test_link_text_scores_a_link_by_its_text_and_leaves_other_text_alone() -> No
     assert link_text("![logo](l.png) [docs](https://x.dev)") == "logo docs"
     plain = "A list [1] and [note 2][note 1] and <Ol> tags"
     assert link_text(plain) is plain
+
+
+def test_title_heading_skips_fences_and_front_matter() -> None:
+    from crag.headings import title_heading
+
+    assert title_heading("```yaml\n# .travis.yml\n```\n\n## Two\n\n# The *title*\n") == "The title"
+    assert title_heading("---\n# not: a heading\n---\nText\n====\n") == "Text"
+    assert title_heading("## Only level two\n") == ""

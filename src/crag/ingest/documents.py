@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 from crag.errors import LoaderError
-from crag.headings import strip_comments
+from crag.headings import strip_comments, title_heading
 from crag.html_frame import framed
 from crag.ingest.doc_names import name_title
+from crag.ingest.front_matter import split_front_matter
 from crag.ingest.md_escapes import unescape_inline
 from crag.ingest.release_notes import release_headings
 from crag.ingest.soft_breaks import join_soft_breaks
@@ -15,8 +14,6 @@ from crag.ingest.text_sections import text_headings
 from crag.types import Document
 
 __all__ = ["load_html", "load_markdown", "load_text"]
-
-_MD_TITLE = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
 def load_text(path: str, text: str) -> tuple[list[Document], list[str]]:
@@ -31,14 +28,19 @@ def load_text(path: str, text: str) -> tuple[list[Document], list[str]]:
 
 def load_markdown(path: str, text: str) -> tuple[list[Document], list[str]]:
     """HTML comments removed (a rendered page does not show them: `crag.headings`), line
-    wraps inside paragraphs joined (`crag.ingest.soft_breaks`); the title is the first
-    level-1 heading, else the file name."""
+    wraps inside paragraphs joined (`crag.ingest.soft_breaks`); the title is the front
+    matter's (`crag.ingest.front_matter`), else the first level-1 heading, else the file
+    name. A front matter's description stays as the first paragraph."""
+    matter, warnings = split_front_matter(text)
+    if matter is not None:
+        body = matter.body.lstrip("\r\n")
+        text = f"{matter.description}\n\n{body}" if matter.description else body
     text = join_soft_breaks(strip_comments(text))
     if not text.strip():
         raise LoaderError(path, "no text")
-    match = _MD_TITLE.search(text)
-    title = match.group(1) if match else name_title(path)
-    return [Document(source=path, doc_id="text", text=text, title=title, format="markdown")], []
+    title = (matter.title if matter else "") or title_heading(text) or name_title(path)
+    doc = Document(source=path, doc_id="text", text=text, title=title, format="markdown")
+    return [doc], warnings
 
 
 def load_html(path: str, text: str) -> tuple[list[Document], list[str]]:

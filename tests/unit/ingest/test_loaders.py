@@ -438,6 +438,39 @@ def test_markdown_title_from_first_heading(tmp_path: Path) -> None:
     assert doc.text == text
 
 
+def test_markdown_front_matter_titles_the_page(tmp_path: Path) -> None:
+    # npm's docs, as installed: YAML front matter, and a "# comment" in a fenced example
+    # before any heading (the page was titled ".travis.yml" by it)
+    text = (
+        "---\ntitle: npm-ci\nsection: 1\ndescription: Clean install a project\n---\n\n"
+        "### Synopsis\n\n```bash\nnpm ci\n```\n\n```yaml\n# .travis.yml\ninstall:\n"
+        "- npm ci\n```\n\n### Description\n\nThis command is similar to npm install.\n"
+    )
+    doc = load_file(_write(tmp_path / "npm-ci.md", text)).documents[0]
+    assert doc.title == "npm-ci"
+    assert doc.text.startswith("Clean install a project\n\n### Synopsis")
+    assert "section: 1" not in doc.text and "title:" not in doc.text
+    chunks = Chunker(chunk_size=60, chunk_overlap=0).split(doc)
+    assert chunks[0].text.startswith("Clean install a project")
+    assert not any("title" in str(c.metadata) for c in chunks)
+
+
+def test_markdown_title_skips_fenced_comments(tmp_path: Path) -> None:
+    text = "```sh\n# install it\npip install x\n```\n\nTitle\n=====\n\nBody.\n"
+    doc = load_file(_write(tmp_path / "guide.md", text)).documents[0]
+    assert doc.title == "Title"
+    text = "```sh\n# install it\npip install x\n```\n\nNo heading at all.\n"
+    assert load_file(_write(tmp_path / "guide.md", text)).documents[0].title == "guide"
+
+
+def test_markdown_front_matter_that_does_not_parse_is_read_as_text(tmp_path: Path) -> None:
+    text = "---\ntitle: [unclosed\n---\n\n# Heading\n\nBody.\n"
+    result = load_file(_write(tmp_path / "page.md", text))
+    assert result.documents[0].title == "Heading"
+    assert "title: [unclosed" in result.documents[0].text
+    assert any("front matter is not a YAML mapping" in w for w in result.warnings)
+
+
 def test_markdown_without_heading_uses_stem(tmp_path: Path) -> None:
     path = _write(tmp_path / "notes.markdown", "Just a paragraph, no heading.\n")
     doc = load_file(path).documents[0]
