@@ -61,6 +61,7 @@ _SENTENCE_END = re.compile(
     r"|(?P<blank>\n\s*\n)"
 )
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
+_COMPOUND = re.compile(r"\w+(?:[-_.]\w+)+")  # one name joined by "-", "_" or "." (no space)
 _BLANK = re.compile(r"\n\s*\n")
 # An entry of an option list, as a man page or --help writes it: the option first, then its
 # description ("-t sort by time", "-T, --tabsize=COLS assume …", "-i[SUFFIX], --in-place",
@@ -131,6 +132,18 @@ def option_entry(text: str) -> bool:
     return _OPTION_ENTRY.match(text) is not None
 
 
+def _heading_named(strip: str, heading: str) -> bool:
+    """The strip already says its heading, so the heading need not open it. A heading that
+    is one compound name (`audit-level`, `SCHED_RR`, `os.path.join`) is said only by that name
+    itself: npm's config option `audit-level` was not added to its entry ("Default: null …
+    The minimum level of vulnerability for `npm audit` to exit with a non-zero exit code"),
+    whose words "audit" and "level" stood apart, and the reader answered "Default: null" for
+    which config sets that level."""
+    if _COMPOUND.fullmatch(heading):
+        return re.search(rf"(?<![\w.-]){re.escape(heading)}(?![\w-])", strip, re.I) is not None
+    return names(strip, heading)
+
+
 def _joined(group: list[tuple[str, bool]]) -> str:
     """A strip's sentences on one line, except after one that ends a block (a title, a list
     item, a code line): that break stays, as a blank line, where `sentences` cuts again. The
@@ -168,7 +181,7 @@ def _excerpts(text: str, per_strip: int, max_chars: int) -> list[str]:
             group.append((sentence, ends))
         if group:
             out.append(_joined(group))
-        if heading and len(out) > first and not names(out[first], heading):
+        if heading and len(out) > first and not _heading_named(out[first], heading):
             # (a heading with nothing under it is no strip; one its strip names is not added)
             lead = heading if heading[-1] in ".:?!" else f"{heading}."
             out[first] = f"{lead} {out[first]}"

@@ -136,6 +136,19 @@ def test_excerption_keeps_each_section_apart_and_led_by_its_heading() -> None:
     ]
 
 
+def test_a_compound_name_heading_is_named_only_by_itself() -> None:
+    # npm's config entries: the option's name is the heading; "audit" and "level" standing
+    # apart in the text do not say it
+    text = (
+        "#### `audit-level`\n\n* Default: null\n\nThe minimum level of vulnerability for "
+        "`npm audit` to exit with a non-zero exit code.\n\n#### `dry-run`\n\nSee `dry-run` "
+        "below.\n"
+    )
+    got = [s.text for s in decompose([chunk(text)], "excerption")]
+    assert got[0].startswith("audit-level. * Default: null")
+    assert got[-1] == "See `dry-run` below."  # said as itself: not repeated
+
+
 MAN_PAGE = (
     "given, the file is overwritten.\n\n       -h --help\n\t      Display a help screen and "
     "quit.\n\n       -k --keep\n\t      Keep (don't delete) input files during compression."
