@@ -22,6 +22,7 @@ pointer is corrected, and the correction is named in the trace.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from crag.generate.citations import (
@@ -87,10 +88,27 @@ def supported_sentences(
 
 
 def recite(sentence: str, n: int) -> str:
-    """`sentence` citing source `n` alone: its first marker becomes `[n]`, the others go."""
+    """`sentence` citing source `n` alone: its first marker becomes `[n]`, the others go.
+    The same answer said again for each source it cites ("audit-level [1], audit-level [2],
+    audit-level [3].", which the model writes where several sources hold it) is said once:
+    without its markers the sentence read "audit-level [3], audit-level, audit-level.", and
+    "audit-level [1], [2], [3]." read "audit-level [3],,."."""
     first = MARK.search(sentence)
     if first is None:
         return sentence
+    head = sentence[: first.start()]
     rest = MARK.sub("", sentence[first.end() :])
-    out = f"{sentence[: first.start()]}[{n}]{rest}"
-    return close_gaps(out)
+    if _only_repeats(rest, head):
+        rest = rest.rstrip()[-1:] if rest.rstrip()[-1:] in (".", "!", "?") else ""
+    return close_gaps(f"{head}[{n}]{rest}")
+
+
+_LIST_SEPARATOR = re.compile(r"\s*(?:[,;]|\band\b|\bor\b)\s*", re.IGNORECASE)
+
+
+def _only_repeats(rest: str, head: str) -> bool:
+    """`rest` is nothing but `head` said again, in a list ("," "and" "or"), or only the
+    list's separators ("1.0.0 [1], [2], [3].")."""
+    said = " ".join(head.split()).casefold()
+    parts = [p for p in _LIST_SEPARATOR.split(rest.strip().rstrip(".!?")) if p.strip()]
+    return bool(said) and all(" ".join(p.split()).casefold() == said for p in parts)

@@ -375,3 +375,12 @@ def test_a_sentence_of_numbers_and_marks_alone_is_dropped() -> None:
         "Buzz Aldrin walked on it in July 1969 [2].",
     ]
     assert any("no words" in n for n in out.notes)
+
+
+def test_recite_says_a_repeated_answer_once() -> None:
+    # the model says the answer again for each source that holds it
+    assert recite("audit-level [1], audit-level [2], audit-level [3].", 3) == "audit-level [3]."
+    assert recite("1.0.0 [1], 1.0.0 [2] and 1.0.0 [3]", 1) == "1.0.0 [1]"
+    assert recite("audit-level [1], [2], [3].", 3) == "audit-level [3]."
+    # a list of different things stays a list
+    assert recite("red [1], green [2].", 1) == "red [1], green."
