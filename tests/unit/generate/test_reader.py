@@ -263,6 +263,12 @@ def test_an_answer_that_only_repeats_the_question_is_no_candidate() -> None:
     # a symbol the question does not write says something new (crag.symbols)
     assert not repeats_question('The "." command', "Which command repeats the last change?")
     assert repeats_question('The "%" command', 'What does the "%" command do?')
+    # so does a name as code writes it, which the question does not write as such
+    username = "Which URL property gets and sets the username portion of the URL?"
+    assert not repeats_question("url.username", username)
+    assert not repeats_question("SCHED_RR", "Which scheduling policy is the sched rr one?")
+    assert repeats_question("url.username", "What does url.username hold in a URL?")
+    assert repeats_question("3.5", "What did version 3.5 add?")  # a number is no name
 
 
 def test_the_generator_passes_over_a_reading_that_repeats_the_question() -> None:
