@@ -54,7 +54,7 @@ LAYOUTS = {
     "txt": "releases-1",
     "text": "releases-1",
     "epub": "headings-2",
-    "rst": "wraps-1",
+    "rst": "render-1",
     "md": "matter-1",
     "markdown": "matter-1",
     "html": "frame-1",

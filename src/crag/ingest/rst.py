@@ -23,6 +23,7 @@ import re
 from crag.errors import LoaderError
 from crag.ingest.doc_names import name_title
 from crag.ingest.rst_breaks import adornment, join_rst_breaks
+from crag.ingest.rst_render import rendered
 from crag.types import Document, Heading
 
 __all__ = ["load_rst", "rst_headings"]
@@ -73,7 +74,9 @@ def load_rst(path: str, text: str) -> tuple[list[Document], list[str]]:
     document's title), else the file name."""
     if not text.strip():
         raise LoaderError(path, "no text")
-    text = join_rst_breaks(text)  # paragraphs on one line, as rendered (chunks end at stops)
+    # directives and roles as Sphinx shows them (`crag.ingest.rst_render`), then paragraphs on
+    # one line, as rendered (chunks end at stops)
+    text = join_rst_breaks(rendered(text))
     headings = rst_headings(text)
     top = [h for h in headings if h.level == headings[0].level]
     title = headings[0].text if len(top) == 1 else name_title(path)

@@ -96,3 +96,25 @@ def test_inline_markup_in_a_title_reads_as_rendered() -> None:
         "**Strong** and `the guide <https://example.org>`_\n------------------\n\nmore\n"
     )
     assert [h.text for h in rst_headings(text)] == ["The __init__ method", "Strong and the guide"]
+
+
+def test_a_sphinx_page_is_read_as_rendered(tmp_path: Path) -> None:
+    # CMake's reference: a version directive over the sentence it dates, roles around names
+    page = (
+        "add_library\n-----------\n\n.. only:: html\n\n  .. contents::\n\n"
+        "Add a library.\n\nNormal Libraries\n^^^^^^^^^^^^^^^^\n\n"
+        ".. versionadded:: 3.11\n  The source files can be omitted if they are added\n"
+        "  later using :command:`target_sources`.\n"
+    )
+    path = tmp_path / "add_library.rst"
+    path.write_text(page, encoding="utf-8")
+    doc = load_file(path).documents[0]
+    assert doc.title == "add_library"
+    assert ".. " not in doc.text and ":command:" not in doc.text
+    line = (
+        "New in version 3.11: The source files can be omitted if they are added later using "
+        "``target_sources``."
+    )
+    assert line in doc.text.splitlines()
+    chunk = Chunker(chunk_size=120, chunk_overlap=0).split(doc)[-1]
+    assert chunk.text.startswith("Normal Libraries") and chunk.text.endswith(line)
