@@ -150,7 +150,10 @@ def _labelled(name: str, arg: str, body: list[str], indent: int) -> list[str]:
     rest = _render(body)
     if not first and rest and rest[0].strip():
         first, rest = rest[0].strip(), rest[1:]
-    lead = " " * indent + (f"{label}: {_roles(first)}" if first else f"{label}.")
+    if first.casefold().startswith(label.casefold() + " "):  # "Note that …": no "Note: Note"
+        lead = " " * indent + _roles(first)
+    else:
+        lead = " " * indent + (f"{label}: {_roles(first)}" if first else f"{label}.")
     return [lead, *rest]
 
 

@@ -33,6 +33,11 @@ def test_admonitions_wrappers_and_hidden_directives() -> None:
     )
 
 
+def test_an_admonition_that_says_its_label_is_not_labelled_twice() -> None:
+    text = ".. note::\n    Note that the AWS CLI checks uploads.\n"
+    assert rendered(text) == "Note that the AWS CLI checks uploads.\n"
+
+
 def test_code_and_literal_blocks_are_left_as_written() -> None:
     text = (
         ".. code-block:: cmake\n\n  message(:command:`x`)\n\nSee this::\n\n  :func:`y`\n\n"
