@@ -19,9 +19,10 @@ title is the front matter's `title`; its `description` (or Hugo's `summary`), a 
 written to say what the page is for, stays as the page's first paragraph. The other keys
 (layout, weight, tags, permalink …) are for the site's generator and are dropped.
 
-Bounded: the block must close within `MAX_LINES` lines, a block that is not a mapping or does
-not parse is left in the text as it was (with a warning), and only string or number values are
-taken (a YAML alias bomb is never walked).
+Bounded: the block must close within `MAX_LINES` lines and hold at most `MAX_CHARS`
+characters; a block that is longer, is not a mapping or does not parse (nesting too deep for
+the parser included) is left in the text as it was, with a warning; only string or number
+values are taken (a YAML alias bomb is never walked).
 """
 
 from __future__ import annotations
@@ -30,9 +31,10 @@ import tomllib
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MAX_LINES", "FrontMatter", "split_front_matter"]
+__all__ = ["MAX_CHARS", "MAX_LINES", "FrontMatter", "split_front_matter"]
 
 MAX_LINES = 200  # a front matter block is a few lines; one not closed by then is no block
+MAX_CHARS = 65_536  # nor is one of more text than this (it is read as text, with a warning)
 
 _CLOSERS = {"---": ("---", "..."), "+++": ("+++",)}
 
@@ -61,9 +63,11 @@ def split_front_matter(text: str) -> tuple[FrontMatter | None, list[str]]:
             break
     else:
         return None, []
+    kind = "TOML" if opener == "+++" else "YAML"
+    if len(block) > MAX_CHARS:
+        return None, [f"front matter longer than {MAX_CHARS:,} characters: read as text"]
     fields = _parse(block, toml=opener == "+++")
     if fields is None:
-        kind = "TOML" if opener == "+++" else "YAML"
         return None, [f"front matter is not a {kind} mapping: read as text"]
     return FrontMatter(
         title=_scalar(fields.get("title")),
@@ -76,13 +80,13 @@ def _parse(block: str, *, toml: bool) -> dict[Any, Any] | None:
     if toml:
         try:
             return tomllib.loads(block)
-        except tomllib.TOMLDecodeError:
+        except (tomllib.TOMLDecodeError, RecursionError):  # nested past the parser's depth
             return None
     import yaml
 
     try:
         fields = yaml.safe_load(block) if block.strip() else {}
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):  # nested past the parser's depth
         return None
     return fields if isinstance(fields, dict) else None
 

@@ -67,6 +67,7 @@ _HIDDEN = {
     "sectionauthor", "moduleauthor", "codeauthor", "default-role", "role", "class", "todo",
     "tabularcolumns", "cmake-module", "currentmodule", "module", "automodule",
 }  # fmt: skip
+_MAX_DEPTH = 16  # directives nested deeper than this stay as written (bounded time, no recursion)
 _PROSE_ROLES = {"ref", "doc", "term", "numref", "abbr", "download", "manual", "guilabel"}
 
 
@@ -98,7 +99,7 @@ def _dedented(body: list[str], indent: int) -> list[str]:
     return [" " * indent + line[cut:] if line.strip() else "" for line in body]
 
 
-def _render(lines: list[str]) -> list[str]:
+def _render(lines: list[str], depth: int = 0) -> list[str]:
     out: list[str] = []
     i = 0
     literal = -1  # inside a literal block: lines indented deeper than this stay as written
@@ -128,17 +129,19 @@ def _render(lines: list[str]) -> list[str]:
             continue
         name, arg = directive.group("name").lower(), directive.group("arg") or ""
         body = _dedented(lines[i + 1 : end], indent)
-        if name in _VERSIONS or name in _ADMONITIONS or name == "admonition":
-            out.extend(_labelled(name, arg, body, indent))
+        if depth >= _MAX_DEPTH:
+            out.extend(lines[i:end])
+        elif name in _VERSIONS or name in _ADMONITIONS or name == "admonition":
+            out.extend(_labelled(name, arg, body, indent, depth + 1))
         elif name in _UNWRAPPED:
-            out.extend(_render(body))
+            out.extend(_render(body, depth + 1))
         elif name not in _HIDDEN:
             out.extend(lines[i:end])  # code, tables, domain directives: as written
         i = end
     return out
 
 
-def _labelled(name: str, arg: str, body: list[str], indent: int) -> list[str]:
+def _labelled(name: str, arg: str, body: list[str], indent: int, depth: int) -> list[str]:
     """A version change or an admonition as one paragraph led by its label."""
     if name in _VERSIONS:
         version, _, said = arg.partition(" ")
@@ -147,7 +150,7 @@ def _labelled(name: str, arg: str, body: list[str], indent: int) -> list[str]:
         label, first = arg.strip() or "Note", ""
     else:
         label, first = _ADMONITIONS[name], arg.strip()
-    rest = _render(body)
+    rest = _render(body, depth)
     if not first and rest and rest[0].strip():
         first, rest = rest[0].strip(), rest[1:]
     if first.casefold().startswith(label.casefold() + " "):  # "Note that …": no "Note: Note"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from crag.ingest.front_matter import MAX_LINES, split_front_matter
+from crag.ingest.front_matter import MAX_CHARS, MAX_LINES, split_front_matter
 
 
 def test_yaml_front_matter_gives_title_description_and_body() -> None:
@@ -67,3 +67,18 @@ def test_only_scalar_values_are_taken() -> None:
 def test_empty_block() -> None:
     matter, _ = split_front_matter("---\n---\nBody")
     assert matter is not None and (matter.title, matter.body) == ("", "Body")
+
+
+def test_hostile_blocks_are_read_as_text_in_bounded_time() -> None:
+    deep = "[" * 20_000 + "]" * 20_000  # past the parsers' recursion depth
+    for text, kind in (
+        (f"---\ntitle: {deep}\n---\nBody", "YAML"),
+        (f"+++\na = {deep}\n+++\nB", "TOML"),
+    ):
+        matter, warnings = split_front_matter(text)
+        assert matter is None
+        assert warnings == [f"front matter is not a {kind} mapping: read as text"]
+    code = "---\ntitle: !!python/object/apply:os.system ['echo hi']\n---\nBody"
+    assert split_front_matter(code)[0] is None
+    matter, warnings = split_front_matter("---\ntitle: " + "x" * MAX_CHARS + "\n---\nBody")
+    assert matter is None and "longer than" in warnings[0]

@@ -52,3 +52,9 @@ def test_code_and_literal_blocks_are_left_as_written() -> None:
 def test_text_without_markup_is_unchanged() -> None:
     text = "Plain\n=====\n\nA paragraph with `a link`_ and ``code``.\n\n* item\n"
     assert rendered(text) == text
+
+
+def test_deeply_nested_directives_stay_as_written_past_a_depth() -> None:
+    text = "".join(" " * i + ".. note::\n" for i in range(3000)) + " " * 3000 + "text\n"
+    out = rendered(text)  # no RecursionError, in bounded time
+    assert out.startswith("Note: " * 16 + ".. note::") and out.rstrip().endswith("text")
