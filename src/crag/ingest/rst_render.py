@@ -41,7 +41,8 @@ _DIRECTIVE = re.compile(
 _EXPLICIT = re.compile(r"^(?P<indent>[ \t]*)\.\.(?:[ \t]+(?P<rest>.*))?$")
 _OPTION = re.compile(r"^[ \t]+:[\w-]+:")  # a directive's option line (":caption: …")
 _ROLE = re.compile(r"(?<![\w`]):(?P<role>[A-Za-z][\w.+-]*(?::[A-Za-z][\w.+-]*)?):`(?P<text>[^`]+)`")
-_TITLED = re.compile(r"^(?P<title>.+?)\s*<(?P<target>[^<>]+)>$")
+# "title <target>": a space before the bracket ("$<TARGET_FILE:tgt>" is a name, not a title)
+_TITLED = re.compile(r"^(?P<title>.+?)\s+<(?P<target>[^<>]+)>$")
 
 _VERSIONS = {
     "versionadded": "New in version",

@@ -47,6 +47,7 @@ def test_code_and_literal_blocks_are_left_as_written() -> None:
         ".. code-block:: cmake\n\n  message(:command:`x`)\n\nSee this::\n\n  :func:`y`\n\n"
         "After ``join`` and ``Thing.run``.\n"
     )
+    assert rendered("Use :genex:`$<TARGET_FILE:tgt>` here.") == "Use ``$<TARGET_FILE:tgt>`` here."
 
 
 def test_text_without_markup_is_unchanged() -> None:
