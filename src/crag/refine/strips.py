@@ -75,9 +75,12 @@ _OPTION_ENTRY = re.compile(
 # a code fence's line: the code ends (or starts) there, and so does a sentence — a page's
 # text often follows a code block on the next line ("}\n```\nThe type of x is …"); a
 # thematic break ("---") too, and it holds no text; and a rule of "=" (a plain-text section's
-# separator, a setext or reStructuredText underline, a simple table's border)
+# separator, a setext or reStructuredText underline, a simple table's border); and a Sphinx
+# code directive's line (".. code-block:: cmake"), which a rendered page does not show: a quote
+# ran on into it ("… may be created with source files: .. code-block:: cmake")
 _FENCE_LINE = re.compile(
-    r"^\s{0,3}(?:`{3,}.*|~{3,}.*|(?:([-*_=])[ \t]*(?:\1[ \t]*){2,}))$",
+    r"^(?:\s{0,3}(?:`{3,}.*|~{3,}.*|(?:([-*_=])[ \t]*(?:\1[ \t]*){2,}))"
+    r"|[ \t]*\.\.[ \t]+(?:code-block|code|sourcecode|parsed-literal)::.*)$",
     re.MULTILINE,
 )
 

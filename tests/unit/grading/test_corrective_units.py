@@ -136,6 +136,16 @@ def test_excerption_keeps_each_section_apart_and_led_by_its_heading() -> None:
     ]
 
 
+def test_a_sphinx_code_directive_line_ends_a_strip_and_is_not_quoted() -> None:
+    text = (
+        "New in version 3.19: An interface library target may be created with source files:"
+        "\n\n.. code-block:: cmake\n\n  add_library(Eigen INTERFACE src.h)\n"
+    )
+    got = [s.text for s in decompose([chunk(text)], "excerption")]
+    assert not any(".. code-block" in s for s in got)
+    assert got[0].startswith("New in version 3.19: An interface library target")
+
+
 def test_a_compound_name_heading_is_named_only_by_itself() -> None:
     # npm's config entries: the option's name is the heading; "audit" and "level" standing
     # apart in the text do not say it
