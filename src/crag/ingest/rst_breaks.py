@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["adornment", "join_rst_breaks"]
+__all__ = ["adornment", "indent_of", "join_rst_breaks"]
 
 _ADORNMENT = re.compile(r"""^([!-/:-@\[-`{-~])\1{2,}[ \t]*$""")  # one punctuation char, ≥ 3
 _SIMPLE_TABLE = re.compile(r"^\s*=+(?:[ \t]+=+)+\s*$")  # "=====  ======"
@@ -42,7 +42,8 @@ def adornment(line: str) -> str:
     return m.group(1) if m else ""
 
 
-def _indent(line: str) -> int:
+def indent_of(line: str) -> int:
+    """The width of a line's leading spaces and tabs."""
     return len(line) - len(line.lstrip(" \t"))
 
 
@@ -82,7 +83,7 @@ def join_rst_breaks(text: str) -> str:
             out.append(line)
             column = -1
             continue
-        indent = _indent(bare)
+        indent = indent_of(bare)
         if verbatim >= 0 and indent > verbatim:
             out.append(line)
             continue

@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import re
 
+from crag.ingest.rst_breaks import indent_of
+
 __all__ = ["rendered"]
 
 _DIRECTIVE = re.compile(
@@ -77,15 +79,11 @@ def rendered(text: str) -> str:
     return "\n".join(_render(text.split("\n")))
 
 
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" \t"))
-
-
 def _block_end(lines: list[str], start: int, indent: int) -> int:
     """The end of the block whose first line is `start`: the lines after it that are blank
     or indented deeper than `indent`, trailing blank lines left out."""
     end = start + 1
-    while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > indent):
+    while end < len(lines) and (not lines[end].strip() or indent_of(lines[end]) > indent):
         end += 1
     while end > start + 1 and not lines[end - 1].strip():
         end -= 1
@@ -96,7 +94,7 @@ def _dedented(body: list[str], indent: int) -> list[str]:
     """`body` moved left to `indent`, options dropped, leading blank lines left out."""
     while body and (not body[0].strip() or _OPTION.match(body[0])):
         body = body[1:]
-    cut = min((_indent(line) for line in body if line.strip()), default=0)
+    cut = min((indent_of(line) for line in body if line.strip()), default=0)
     return [" " * indent + line[cut:] if line.strip() else "" for line in body]
 
 
@@ -106,7 +104,7 @@ def _render(lines: list[str], depth: int = 0) -> list[str]:
     literal = -1  # inside a literal block: lines indented deeper than this stay as written
     while i < len(lines):
         line = lines[i]
-        if literal >= 0 and (not line.strip() or _indent(line) > literal):
+        if literal >= 0 and (not line.strip() or indent_of(line) > literal):
             out.append(line)
             i += 1
             continue
@@ -115,7 +113,7 @@ def _render(lines: list[str], depth: int = 0) -> list[str]:
         if explicit is None:
             out.append(_roles(line))
             if line.rstrip().endswith("::"):  # a literal block follows, indented below
-                literal = _indent(line)
+                literal = indent_of(line)
             i += 1
             continue
         indent = len(explicit.group("indent"))
@@ -146,18 +144,18 @@ def _labelled(name: str, arg: str, body: list[str], indent: int, depth: int) -> 
     """A version change or an admonition as one paragraph led by its label."""
     if name in _VERSIONS:
         version, _, said = arg.partition(" ")
-        label, first = f"{_VERSIONS[name]} {version}".rstrip(), said.strip()
+        label, first = f"{_VERSIONS[name]} {version}".rstrip(), _roles(said.strip())
     elif name == "admonition":
         label, first = arg.strip() or "Note", ""
     else:
-        label, first = _ADMONITIONS[name], arg.strip()
-    rest = _render(body, depth)
+        label, first = _ADMONITIONS[name], _roles(arg.strip())
+    rest = _render(body, depth)  # its roles rendered already
     if not first and rest and rest[0].strip():
         first, rest = rest[0].strip(), rest[1:]
     if first.casefold().startswith(label.casefold() + " "):  # "Note that …": no "Note: Note"
-        lead = " " * indent + _roles(first)
+        lead = " " * indent + first
     else:
-        lead = " " * indent + (f"{label}: {_roles(first)}" if first else f"{label}.")
+        lead = " " * indent + (f"{label}: {first}" if first else f"{label}.")
     return [lead, *rest]
 
 
