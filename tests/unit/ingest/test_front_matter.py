@@ -2,40 +2,34 @@
 
 from __future__ import annotations
 
+import pytest
+
 from crag.ingest.front_matter import MAX_CHARS, MAX_LINES, split_front_matter
 
 
-def test_yaml_front_matter_gives_title_description_and_body() -> None:
-    text = "---\ntitle: npm-ci\nsection: 1\ndescription: Clean install a project\n---\n\nBody\n"
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # npm's docs
+            "---\ntitle: npm-ci\nsection: 1\ndescription: Clean install a project\n---\n\nBody\n",
+            ("npm-ci", "Clean install a project", "\nBody\n"),
+        ),
+        (  # YAML's folded and quoted values read as one line; "..." closes the block too
+            '---\ntitle: "Getting: started"\ndescription: >\n  Two\n  lines.\n...\nBody',
+            ("Getting: started", "Two lines.", "Body"),
+        ),
+        (  # Hugo's TOML, with its "summary"
+            '+++\ntitle = "Hugo page"\nsummary = "What it is for"\nweight = 3\n+++\nBody',
+            ("Hugo page", "What it is for", "Body"),
+        ),
+    ],
+)
+def test_front_matter_gives_title_description_and_body(
+    text: str, expected: tuple[str, str, str]
+) -> None:
     matter, warnings = split_front_matter(text)
     assert matter is not None and not warnings
-    assert (matter.title, matter.description, matter.body) == (
-        "npm-ci",
-        "Clean install a project",
-        "\nBody\n",
-    )
-
-
-def test_yaml_folded_and_quoted_values_are_one_line() -> None:
-    text = '---\ntitle: "Getting: started"\ndescription: >\n  Two\n  lines.\n...\nBody'
-    matter, _ = split_front_matter(text)
-    assert matter is not None
-    assert (matter.title, matter.description, matter.body) == (
-        "Getting: started",
-        "Two lines.",
-        "Body",
-    )
-
-
-def test_toml_front_matter_and_summary() -> None:
-    text = '+++\ntitle = "Hugo page"\nsummary = "What it is for"\nweight = 3\n+++\nBody'
-    matter, _ = split_front_matter(text)
-    assert matter is not None
-    assert (matter.title, matter.description, matter.body) == (
-        "Hugo page",
-        "What it is for",
-        "Body",
-    )
+    assert (matter.title, matter.description, matter.body) == expected
 
 
 def test_no_block_unclosed_block_and_thematic_break_are_not_front_matter() -> None:
