@@ -21,6 +21,7 @@ import re
 from typing import Any
 
 from crag.html_qanda import unfold_qandasets
+from crag.html_sphinx import unfold_descriptions
 
 __all__ = ["framed"]
 
@@ -31,15 +32,17 @@ _BODY_CLOSE = re.compile(r"</body\s*>", re.IGNORECASE)
 
 
 def framed(html: str) -> str:
-    """The page with its empty anchors removed, its DocBook FAQs unfolded and, when trafilatura
-    would find no frame for its main text, its body wrapped in `<article>`."""
+    """The page with its empty anchors removed, its DocBook FAQs and Sphinx object
+    descriptions unfolded and, when trafilatura would find no frame for its main text, its
+    body wrapped in `<article>`."""
     html = _EMPTY_ANCHOR.sub("", html)
     tree = _tree(html)
     if tree is None:  # trafilatura reports what lxml cannot read
         return html
     unfolded = "qandaset" in html and unfold_qandasets(tree)
     menus = "menu" in html and _drop_menus(tree)
-    if unfolded or menus:
+    described = "headerlink" in html and unfold_descriptions(tree)
+    if unfolded or menus or described:
         from lxml import html as lxml_html
 
         html = lxml_html.tostring(tree, encoding="unicode")

@@ -48,19 +48,21 @@ def load_html(path: str, text: str) -> tuple[list[Document], list[str]]:
     its headings give each chunk the section it stands in, as for a `.md` file
     (`crag.headings`), and its line wraps inside paragraphs are joined
     (`crag.ingest.soft_breaks`). Empty anchors and a missing content frame would cost it the
-    headings (`crag.html_frame`); its escapes of inline syntax are taken out again
+    headings, and a Sphinx page's described functions would lose their names
+    (`crag.html_frame`); its escapes of inline syntax are taken out again
     (`crag.ingest.md_escapes`)."""
     import trafilatura
 
     try:
+        page = framed(text)
         body = trafilatura.extract(
-            framed(text),
+            page,
             include_comments=False,
             include_tables=True,
             favor_recall=True,
             output_format="markdown",
         )
-        meta = trafilatura.extract_metadata(text)
+        meta = trafilatura.extract_metadata(page)  # a title without its permalink mark
     except Exception as exc:  # trafilatura raises lxml errors of many kinds
         raise LoaderError(path, f"HTML could not be parsed: {exc}") from exc
     if not body or not body.strip():
@@ -68,5 +70,5 @@ def load_html(path: str, text: str) -> tuple[list[Document], list[str]]:
     body = unescape_inline(join_soft_breaks(body))
     title = (meta.title if meta and meta.title else "") or name_title(path)
     url = meta.url if meta and meta.url else ""
-    page = Document(source=path, doc_id="page", text=body, title=title, url=url, format="markdown")
-    return [page], []
+    doc = Document(source=path, doc_id="page", text=body, title=title, url=url, format="markdown")
+    return [doc], []

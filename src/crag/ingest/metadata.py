@@ -49,7 +49,8 @@ __all__ = [
 # text's chunks gained the sections its rules mark (crag.ingest.text_sections); HTML pages
 # gained the section titles and text that trafilatura dropped on pages with empty anchors or no
 # content frame (crag.html_frame); a changelog's entries and an outlined NEWS file's releases
-# became sections (crag.ingest.release_notes).
+# became sections (crag.ingest.release_notes); a Sphinx page's described functions and
+# classes became headed sections, their permalink marks gone (crag.html_sphinx).
 LAYOUTS = {
     "txt": "releases-1",
     "text": "releases-1",
@@ -57,8 +58,8 @@ LAYOUTS = {
     "rst": "render-1",
     "md": "matter-1",
     "markdown": "matter-1",
-    "html": "frame-1",
-    "htm": "frame-1",
+    "html": "sphinx-1",
+    "htm": "sphinx-1",
     "pdf": "outline-2",
 }
 
