@@ -98,10 +98,13 @@ class StripRecord(_Record):
     score: float | None
     kept: bool
     text: str
+    lead: str = ""  # its section's heading, read before it (crag.types.Strip)
 
     @classmethod
     def of(cls, s: Strip, kept: bool) -> StripRecord:
-        return cls(chunk_id=s.chunk.id, score=judge_score(s.score), kept=kept, text=s.text)
+        return cls(
+            chunk_id=s.chunk.id, score=judge_score(s.score), kept=kept, text=s.text, lead=s.lead
+        )
 
 
 class CandidateRecord(_Record):

@@ -125,12 +125,18 @@ class Strip:
 
     `chunk` is where it came from, so a strip cited in the answer points at a real source.
     `order` is its position in the original reading order, used to recompose stably.
+    `lead` is the heading a later strip of a section stands under (the first strip opens with
+    it): in API docs the heading is often the only place that names what its sentences are
+    about ("New in version 3.8." under "math.isqrt(n)"), so a strip read or scored without the
+    strip before it is read after its lead (`crag.refine.strips.in_section`).
     """
 
     text: str
     chunk: Chunk
     order: int
     score: float = 0.0
+    # the heading of its section, for a strip that is not the section's first ("math.isqrt(n).")
+    lead: str = ""
 
 
 @dataclass(frozen=True, slots=True)

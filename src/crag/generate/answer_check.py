@@ -41,6 +41,7 @@ from crag.generate.matching import find_in_sources, locate, short_answer, unsour
 from crag.generate.quote import quote as quote_sentence
 from crag.generate.support import SupportCheck, recite, supported_sentences
 from crag.refine.rewrite_check import content_forms, content_words, forms
+from crag.refine.strips import in_section
 from crag.types import Citation, Strip
 
 __all__ = ["VERIFY_CUT", "Checked", "Verification", "check_answer", "cite"]
@@ -244,8 +245,9 @@ def check_answer(
         evidence = _holding(strips, source, out.short)
         if verify is not None:
             # each strip on one line, as the reader read it (a strip keeps a block's break
-            # for its quotes: crag.refine.strips); the label keeps its own line
-            text = " … ".join(_line(s.text) for s in evidence) or _line(source.text)
+            # for its quotes: crag.refine.strips), after its section's heading where it is
+            # not the section's first (Strip.lead); the label keeps its own line
+            text = " … ".join(_line(t) for t in in_section(evidence)) or _line(source.text)
             p = verify(question, out.short, replace(source, text=text).shown)
             notes.append(f"verified {out.short!r} against [{out.evidence}]: P(yes) {p:.2f}")
             out.verified = Verification(out.short, out.evidence, p, verify_cut)

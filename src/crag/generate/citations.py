@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from crag.refine.strips import CAPITALS, sentences
+from crag.refine.strips import CAPITALS, in_section, sentences
 from crag.symbols import SYMBOL
 from crag.titles import heading_of, title_of
 from crag.titles import titled as titled_chunks
@@ -131,7 +131,8 @@ class Source:
 def number_sources(strips: list[Strip], titled: bool = False) -> list[Source]:
     """One numbered source per chunk, in the order its first strip appears; `titled`: each
     labelled with its document's title where the sources' titles differ (a label that every
-    source shares tells none apart, and only changes what the reader reads)."""
+    source shares tells none apart, and only changes what the reader reads). A strip read
+    apart from the one before it follows its section's heading (`Strip.lead`)."""
     labelled = titled and titled_chunks(s.chunk for s in strips)
     order: list[str] = []
     grouped: dict[str, list[Strip]] = {}
@@ -144,7 +145,7 @@ def number_sources(strips: list[Strip], titled: bool = False) -> list[Source]:
         Source(
             n=i,
             chunk=grouped[cid][0].chunk,
-            text=STRIP_JOIN.join(s.text for s in grouped[cid]),
+            text=STRIP_JOIN.join(in_section(grouped[cid])),
             label=title_of(grouped[cid][0].chunk) if labelled else "",
         )
         for i, cid in enumerate(order, start=1)

@@ -43,6 +43,7 @@ __all__ = [
     "RefineMode",
     "Refiner",
     "decompose",
+    "in_section",
     "option_entry",
     "sentences",
 ]
@@ -157,7 +158,7 @@ def _joined(group: list[tuple[str, bool]]) -> str:
     return "".join(s + gap for (s, _), gap in zip(group, gaps, strict=True)).rstrip()
 
 
-def _excerpts(text: str, per_strip: int, max_chars: int) -> list[str]:
+def _excerpts(text: str, per_strip: int, max_chars: int) -> list[tuple[str, str]]:
     """Strips of up to `per_strip` sentences (and about `max_chars`), none across a Markdown
     heading; the first strip under a heading starts with it ("Event: 'connection'. Emitted
     when a new connection is made."): in API docs the heading is often the only place that
@@ -168,8 +169,10 @@ def _excerpts(text: str, per_strip: int, max_chars: int) -> list[str]:
     does not end on a sentence that ends with a colon: it introduces what follows ("Or, to
     include the optional HTTP/2 support, use:" and the command after it, in a code block of
     its own), and apart they lose the answer — the lead-in names the question's words, the
-    code line holds the answer."""
+    code line holds the answer. Each strip comes with its lead: its section's heading where the
+    strip is not the section's first (`Strip.lead`), else ""."""
     out: list[str] = []
+    leads: list[str] = []
     for heading, body in sections(text):
         first = len(out)
         group: list[tuple[str, bool]] = []
@@ -184,10 +187,23 @@ def _excerpts(text: str, per_strip: int, max_chars: int) -> list[str]:
             group.append((sentence, ends))
         if group:
             out.append(_joined(group))
-        if heading and len(out) > first and not _heading_named(out[first], heading):
+        lead = (heading if heading[-1] in ".:?!" else f"{heading}.") if heading else ""
+        if lead and len(out) > first and not _heading_named(out[first], heading):
             # (a heading with nothing under it is no strip; one its strip names is not added)
-            lead = heading if heading[-1] in ".:?!" else f"{heading}."
             out[first] = f"{lead} {out[first]}"
+        leads += ([""] + [lead] * (len(out) - first - 1)) if len(out) > first else []
+    return list(zip(out, leads, strict=True))
+
+
+def in_section(strips: list[Strip]) -> list[str]:
+    """The texts of `strips` (in reading order) as they are read together: a strip after
+    its lead (`Strip.lead`) unless it follows the strip just before it in its chunk, which
+    opened the section or was itself read after the lead."""
+    out: list[str] = []
+    for i, strip in enumerate(strips):
+        follows = i > 0 and strips[i - 1].chunk.id == strip.chunk.id
+        follows = follows and strips[i - 1].order == strip.order - 1
+        out.append(f"{strip.lead} {strip.text}" if strip.lead and not follows else strip.text)
     return out
 
 
@@ -203,19 +219,20 @@ def decompose(
     strips: list[Strip] = []
     for chunk in chunks:
         if mode == "selection":
-            pieces = [chunk.text]
+            pieces = [(chunk.text, "")]
         elif mode == "excerption":
             pieces = _excerpts(chunk.text, excerpt_sentences, excerpt_chars)
         elif mode == "fixed_num":
             words = chunk.text.split()
             pieces = [
-                " ".join(words[i : i + window_words]) for i in range(0, len(words), window_words)
+                (" ".join(words[i : i + window_words]), "")
+                for i in range(0, len(words), window_words)
             ]
         else:
             raise ValueError(f"refine.mode must be selection, excerption or fixed_num: {mode!r}")
-        for piece in pieces:
+        for piece, lead in pieces:
             if piece.strip():
-                strips.append(Strip(text=piece.strip(), chunk=chunk, order=len(strips)))
+                strips.append(Strip(piece.strip(), chunk, order=len(strips), lead=lead))
     return strips
 
 
@@ -278,9 +295,12 @@ class Refiner:
         if self.mode == "selection" and all(s.chunk.id in known for s in strips):
             scores = [known[s.chunk.id] for s in strips]
         else:
-            texts = [  # scored as the page reads, a link by its text (`link_text`)
-                link_text(with_title(s.chunk, s.text) if titled or option_entry(s.text) else s.text)
-                for s in strips
+            # scored as the page reads, a link by its text (`link_text`), a later strip of a
+            # section after its heading (`Strip.lead`): each strip is scored alone
+            read = [f"{s.lead} {s.text}" if s.lead else s.text for s in strips]
+            texts = [
+                link_text(with_title(s.chunk, r) if titled or option_entry(s.text) else r)
+                for s, r in zip(strips, read, strict=True)
             ]
             scores = self.evaluator.score(question, texts)
         scored = [replace(s, score=float(v)) for s, v in zip(strips, scores, strict=True)]

@@ -159,6 +159,46 @@ def test_a_compound_name_heading_is_named_only_by_itself() -> None:
     assert got[-1] == "See `dry-run` below."  # said as itself: not repeated
 
 
+_ISQRT = (
+    "## math.isqrt(n)\n\nReturn the integer square root of the nonnegative integer n. This is "
+    "the floor of the exact square root of n. For some applications the ceiling may be more "
+    "convenient.\n\nFor positive n, this can be computed using a = 1 + isqrt(n - 1).\n\n"
+    "New in version 3.8.\n\n## math.lcm(*integers)\n\nReturn the least common multiple.\n"
+)
+
+
+def test_a_later_strip_of_a_section_is_led_by_its_heading() -> None:
+    got = decompose([chunk(_ISQRT)], "excerption")
+    assert [(s.text[:20], s.lead) for s in got] == [
+        ("math.isqrt(n). Retur", ""),  # the first opens with it
+        ("For positive n, this", "math.isqrt(n)."),
+        ("math.lcm(*integers).", ""),
+    ]
+
+
+def test_a_strip_is_read_after_its_lead_unless_it_follows_the_strip_before_it() -> None:
+    first, later, other = decompose([chunk(_ISQRT)], "excerption")
+    alone = number_sources([later])[0].text
+    assert alone.startswith("math.isqrt(n). For positive n") and alone.endswith("3.8.")
+    together = number_sources([first, later])[0].text
+    assert together.count("math.isqrt(n).") == 1  # read on from the section's first strip
+    assert number_sources([other])[0].text.startswith("math.lcm(*integers). Return")
+
+
+def test_a_later_strip_is_scored_after_its_lead() -> None:
+    class Recording:
+        def __init__(self) -> None:
+            self.texts: list[str] = []
+
+        def score(self, question: str, texts: list[str]) -> list[float]:
+            self.texts.extend(texts)
+            return [0.5] * len(texts)
+
+    evaluator = Recording()
+    Refiner(evaluator).refine("When was math.isqrt added?", [chunk(_ISQRT)])  # type: ignore[arg-type]
+    assert "math.isqrt(n). For positive n, this can be computed" in evaluator.texts[1]
+
+
 MAN_PAGE = (
     "given, the file is overwritten.\n\n       -h --help\n\t      Display a help screen and "
     "quit.\n\n       -k --keep\n\t      Keep (don't delete) input files during compression."
