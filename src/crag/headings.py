@@ -139,14 +139,15 @@ def title_heading(text: str) -> str:
     return next((h.text for h in _scan(text) if h.level == 1), "")
 
 
-def sections(text: str) -> list[tuple[str, str]]:
+def sections(text: str, fence: str = "") -> list[tuple[str, str]]:
     """`text` cut at its headings: (the heading a part stands under, the part without the
     heading's line), in order; the part before the first heading has heading "". For the
     strips of one chunk (`crag.refine.strips`): a chunk of API docs often holds several small
-    sections ("Event: 'close'", "Event: 'connection'") whose headings are their only names."""
+    sections ("Event: 'close'", "Event: 'connection'") whose headings are their only names.
+    `fence`: the chunk starts inside a code block of that fence (`Headings.fence_at`)."""
     out: list[tuple[str, str]] = []
     heading, at = "", 0
-    for h in _scan(text):
+    for h in _scan(text, fence):
         out.append((heading, text[at : h.start]))
         heading, at = h.text, h.end
     out.append((heading, text[at:]))
@@ -162,8 +163,9 @@ class Headings:
         """The headings of Markdown `text`; or, given `marks` (in order), those headings
         instead, which a loader found by position (a PDF's outline or type sizes,
         reStructuredText titles, EPUB headings: `Document.headings`)."""
+        self._code: list[tuple[int, int, str]] = []  # Markdown's code blocks
         if marks is None:
-            self._found = _scan(text)
+            self._found = _scan(text, code=self._code)
         else:
             # plain text already (a PDF outline entry, an XHTML heading): no Markdown to
             # reduce; "__init__" stays itself
@@ -183,6 +185,16 @@ class Headings:
     def starts(self) -> list[int]:
         """Where each heading's line starts, in order (the chunker cuts there)."""
         return list(self._starts)
+
+    def fence_at(self, offset: int) -> str:
+        """The fence of the code block whose lines (or closing fence) `offset` starts in, ""
+        if none. Why: a chunk cut from inside a code block starts with code and its closing
+        fence, which read alone opens a block; the headings and prose after it were read as
+        code (`sections`): one function's example ran on into the next function's entry."""
+        at = bisect.bisect_right([start for start, _, _ in self._code], offset) - 1
+        if at >= 0 and offset <= self._code[at][1]:
+            return self._code[at][2]
+        return ""
 
     def path(self, offset: int) -> str:
         """The heading path in force at `offset` (headings that start before it, each the
@@ -205,11 +217,15 @@ def _closed(stack: tuple[_Heading, ...], level: int) -> tuple[_Heading, ...]:
     return stack[:keep]
 
 
-def _scan(text: str) -> list[_Heading]:
-    """ATX and setext headings outside fenced code blocks, in document order."""
+def _scan(
+    text: str, fence: str = "", code: list[tuple[int, int, str]] | None = None
+) -> list[_Heading]:
+    """ATX and setext headings outside fenced code blocks, in document order. `fence`: the
+    fence of a code block the text starts inside (a chunk cut from one), "" if none; `code`,
+    if given, gets each code block's (start, end, fence): its lines between its fences."""
     out: list[_Heading] = []
-    fence = ""
     offset = 0
+    opened, inside = fence, 0  # the open code block's fence and where its lines start
     para: list[tuple[int, str]] = []  # (offset, line) of the paragraph lines just read
     lines = text.splitlines(keepends=True)
     matter = bool(lines) and lines[0].rstrip() == "---"  # YAML front matter until its "---"
@@ -222,10 +238,12 @@ def _scan(text: str) -> list[_Heading]:
         if fence:
             if bare.strip().startswith(fence):
                 fence = ""
+                if code is not None:
+                    code.append((inside, here, opened))
             para = []
             continue
         if fence := opens_fence(bare):
-            para = []
+            opened, inside, para = fence, offset, []
             continue
         if m := _ATX.match(bare):
             out.append(_Heading(here, len(m.group(1)), heading_text(m.group(2) or ""), offset))
@@ -248,4 +266,6 @@ def _scan(text: str) -> list[_Heading]:
         para.append((here, bare))
         if len(para) > _SETEXT_LINES + 1:  # longer than a heading: its last lines are enough
             del para[0]
+    if fence and code is not None:  # a block the text ends inside
+        code.append((inside, len(text), opened))
     return out

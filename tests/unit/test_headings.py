@@ -73,6 +73,28 @@ def test_a_text_is_cut_at_its_headings_without_their_lines() -> None:
     assert sections("No headings.") == [("", "No headings.")]
 
 
+_CODE = "Lead.\n\n```\nx = 1\n# not a heading\n```\n\n## After\n\nText.\n"
+
+
+def test_a_text_cut_from_inside_a_code_block_reads_its_closing_fence_as_one() -> None:
+    inside = _CODE[_CODE.index("# not") :]  # a chunk that starts in the code
+    # its comment read as a heading, its closing fence as an opener: "After" was code
+    assert [h for h, _ in sections(inside)] == ["not a heading"]
+    assert [h for h, _ in sections(inside, "```")] == ["", "After"]
+
+
+def test_the_fence_in_force_at_an_offset() -> None:
+    h = Headings(_CODE)
+    assert h.fence_at(_at(_CODE, "x = 1")) == "```"
+    assert h.fence_at(_at(_CODE, "# not")) == "```"
+    assert h.fence_at(_at(_CODE, "```\n\n## After")) == "```"  # the closing fence's line
+    assert h.fence_at(_at(_CODE, "Lead")) == ""
+    assert h.fence_at(_at(_CODE, "## After")) == ""
+    assert h.fence_at(_at(_CODE, "Text")) == ""
+    unclosed = "Lead.\n\n~~~\ncode\n"
+    assert Headings(unclosed).fence_at(_at(unclosed, "code")) == "~~~"
+
+
 def test_a_setext_heading_is_its_whole_short_paragraph() -> None:
     """A plain-text changelog wraps its title: the release's number is on its first line, its
     date on the last. Read as the last line alone, every strip of the section said "Released

@@ -112,3 +112,22 @@ def test_a_glossary_term_with_a_permalink_heads_its_definition() -> None:
     assert unfold_descriptions(tree) is True
     assert tree.xpath("//h2/text()") == ["quay"]
     assert tree.xpath("//h2/following-sibling::div/p/text()") == ["Where ferries berth."]
+
+
+def test_a_code_block_opened_after_text_opens_its_own_line() -> None:
+    # an inline literal that holds a line break (itertools' "such as: ``(start + step * i
+    # for i in count())``") comes out of trafilatura as a fence after the text
+    filler = "<p>" + _FILLER + "</p>"
+    page = (
+        "<html><body><article><h1>Counting</h1>"
+        f"{filler}<p>Write code such as: <code>(start + step * i\nfor i in count())</code>.</p>"
+        f"{filler}<pre>def count(start=0):\n    n = start\n    while True:\n        yield n</pre>"
+        f"<h2>Cycling</h2>{filler}</article></body></html>"
+    )
+    (doc,), _ = load_html("count.html", page)
+    assert "Write code such as:\n```\n(start + step * i" in doc.text
+    # the block after it keeps its lines, and the heading after that is a heading
+    assert "def count(start=0):\n    n = start\n" in doc.text
+    from crag.headings import sections
+
+    assert "Cycling" in [heading for heading, _ in sections(doc.text)]

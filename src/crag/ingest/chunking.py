@@ -115,6 +115,8 @@ class Chunker:
             # the section a chunk stands in (crag.headings): Markdown's, or a loader's marks
             if headings is not None and (path := headings.path(start)):
                 metadata["heading"] = path
+            if headings is not None and (fence := headings.fence_at(start)):
+                metadata["code_fence"] = fence  # it starts inside a code block
             chunks.append(
                 Chunk(
                     id=cid,

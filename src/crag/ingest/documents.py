@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from crag.errors import LoaderError
 from crag.headings import strip_comments, title_heading
 from crag.html_frame import framed
@@ -50,7 +52,8 @@ def load_html(path: str, text: str) -> tuple[list[Document], list[str]]:
     (`crag.ingest.soft_breaks`). Empty anchors and a missing content frame would cost it the
     headings, and a Sphinx page's described functions would lose their names
     (`crag.html_frame`); its escapes of inline syntax are taken out again
-    (`crag.ingest.md_escapes`)."""
+    (`crag.ingest.md_escapes`), and a code block it opens after text is opened on a line of
+    its own."""
     import trafilatura
 
     try:
@@ -67,8 +70,40 @@ def load_html(path: str, text: str) -> tuple[list[Document], list[str]]:
         raise LoaderError(path, f"HTML could not be parsed: {exc}") from exc
     if not body or not body.strip():
         raise LoaderError(path, "HTML holds no extractable main text")
-    body = unescape_inline(join_soft_breaks(body))
+    body = unescape_inline(join_soft_breaks(_fences_on_their_lines(body)))
     title = (meta.title if meta and meta.title else "") or name_title(path)
     url = meta.url if meta and meta.url else ""
     doc = Document(source=path, doc_id="page", text=body, title=title, url=url, format="markdown")
     return [doc], []
+
+
+# A code fence trafilatura wrote at the end of a line of text: a <pre> straight after inline
+# text ("… multiplicative code such as: ```"); a closing fence always opens its line.
+_FENCE_AFTER_TEXT = re.compile(r"^(?P<text>.*[^\s`])[ \t]*(?P<fence>`{3,})[ \t]*$")
+_FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,})[ \t]*\S*[ \t]*$")
+
+
+def _fences_on_their_lines(markdown: str) -> str:
+    """`markdown` with every code fence that trafilatura opened after text moved to a line of
+    its own. Why: a fence is one only where it opens its line; the one left after the text
+    did not open its block, so its closing fence opened one instead, and every fence after it
+    was read the wrong way round. The Python library reference's itertools page came out with
+    each later code example's lines joined as prose ("def islice(iterable, *args): #
+    islice('ABCDEFG', 2) --> A B # …") and the prose between them kept as code, where a
+    heading is no heading and a strip ran on from one function's example into the next
+    function's description."""
+    lines = markdown.split("\n")
+    out: list[str] = []
+    fence = ""  # the fence of the code block the line is in, "" outside one
+    for line in lines:
+        opened = _FENCE.match(line)
+        if fence:
+            if opened and opened["fence"] == fence and line.strip() == fence:
+                fence = ""
+        elif opened:
+            fence = opened["fence"]
+        elif after := _FENCE_AFTER_TEXT.match(line):
+            out.append(after["text"])
+            line, fence = after["fence"], after["fence"]
+        out.append(line)
+    return "\n".join(out)

@@ -50,16 +50,18 @@ __all__ = [
 # gained the section titles and text that trafilatura dropped on pages with empty anchors or no
 # content frame (crag.html_frame); a changelog's entries and an outlined NEWS file's releases
 # became sections (crag.ingest.release_notes); a Sphinx page's described functions and
-# classes became headed sections, their permalink marks gone (crag.html_sphinx).
+# classes became headed sections, their permalink marks gone (crag.html_sphinx); a Markdown or
+# HTML chunk that starts inside a code block says so (its headings after the block were read
+# as code), and a code fence trafilatura opened after text opens its own line.
 LAYOUTS = {
     "txt": "releases-1",
     "text": "releases-1",
     "epub": "headings-2",
     "rst": "render-1",
-    "md": "matter-1",
-    "markdown": "matter-1",
-    "html": "sphinx-1",
-    "htm": "sphinx-1",
+    "md": "fences-1",
+    "markdown": "fences-1",
+    "html": "fences-1",
+    "htm": "fences-1",
     "pdf": "outline-2",
 }
 

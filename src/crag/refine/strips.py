@@ -158,7 +158,7 @@ def _joined(group: list[tuple[str, bool]]) -> str:
     return "".join(s + gap for (s, _), gap in zip(group, gaps, strict=True)).rstrip()
 
 
-def _excerpts(text: str, per_strip: int, max_chars: int) -> list[tuple[str, str]]:
+def _excerpts(text: str, per_strip: int, max_chars: int, fence: str = "") -> list[tuple[str, str]]:
     """Strips of up to `per_strip` sentences (and about `max_chars`), none across a Markdown
     heading; the first strip under a heading starts with it ("Event: 'connection'. Emitted
     when a new connection is made."): in API docs the heading is often the only place that
@@ -170,10 +170,11 @@ def _excerpts(text: str, per_strip: int, max_chars: int) -> list[tuple[str, str]
     include the optional HTTP/2 support, use:" and the command after it, in a code block of
     its own), and apart they lose the answer — the lead-in names the question's words, the
     code line holds the answer. Each strip comes with its lead: its section's heading where the
-    strip is not the section's first (`Strip.lead`), else ""."""
+    strip is not the section's first (`Strip.lead`), else "". `fence`: the text starts inside a
+    code block of that fence (`crag.headings.Headings.fence_at`)."""
     out: list[str] = []
     leads: list[str] = []
-    for heading, body in sections(text):
+    for heading, body in sections(text, fence):
         first = len(out)
         group: list[tuple[str, bool]] = []
         for sentence, ends in sentence_blocks(body):
@@ -221,7 +222,9 @@ def decompose(
         if mode == "selection":
             pieces = [(chunk.text, "")]
         elif mode == "excerption":
-            pieces = _excerpts(chunk.text, excerpt_sentences, excerpt_chars)
+            fence = chunk.metadata.get("code_fence")  # it starts inside a code block
+            fence = fence if isinstance(fence, str) else ""
+            pieces = _excerpts(chunk.text, excerpt_sentences, excerpt_chars, fence)
         elif mode == "fixed_num":
             words = chunk.text.split()
             pieces = [

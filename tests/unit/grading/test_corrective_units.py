@@ -3,6 +3,7 @@ reading, strips, citation checking, language, packaged-model resolution."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -165,6 +166,14 @@ _ISQRT = (
     "convenient.\n\nFor positive n, this can be computed using a = 1 + isqrt(n - 1).\n\n"
     "New in version 3.8.\n\n## math.lcm(*integers)\n\nReturn the least common multiple.\n"
 )
+
+
+def test_a_chunk_that_starts_inside_a_code_block_still_has_its_headings() -> None:
+    text = "    return b\n```\n\n### itertools.pairwise(iterable)\n\nReturn successive pairs.\n"
+    code = dataclasses.replace(chunk(text), metadata={"code_fence": "```"})
+    got = [s.text for s in decompose([code], "excerption")]
+    assert got[-1] == "itertools.pairwise(iterable). Return successive pairs."
+    assert all("itertools.pairwise" not in s.text for s in decompose([chunk(text)], "excerption"))
 
 
 def test_a_later_strip_of_a_section_is_led_by_its_heading() -> None:

@@ -190,6 +190,15 @@ def test_markdown_chunks_start_at_headings() -> None:
     assert not any(c.text.rstrip().splitlines()[-1].startswith("#") for c in chunks)
 
 
+def test_a_markdown_chunk_that_starts_inside_a_code_block_says_so() -> None:
+    code = "\n".join(f"print({n})  # step {n} of the example" for n in range(12))
+    text = f"## Example\n\nRun this:\n\n```\n{code}\n```\n\n## Next\n\nMore text here.\n"
+    chunks = Chunker(200, 0).split(_doc(text, source="/data/ex.md", fmt="markdown"))
+    inside = [c for c in chunks if c.text.startswith("print(")]
+    assert inside and all(c.metadata.get("code_fence") == "```" for c in inside)
+    assert not any("code_fence" in c.metadata for c in chunks if c not in inside)
+
+
 def test_text_format_is_not_cut_at_markdown_headings() -> None:
     # The same text as a plain-text document packs the heading onto the previous paragraph,
     # which shows the cuts at headings follow Document.format.
