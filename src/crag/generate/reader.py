@@ -60,7 +60,8 @@ _WHICH = re.compile(r"\b(?:which|hangi\w*)\b", re.IGNORECASE)
 _OPTION = re.compile(r"--?[^\W\d_]")
 # a name as code writes it: words joined by "." or "_", a letter among them ("url.username",
 # "SCHED_RR"; not "3.5")
-_CODE_NAME = re.compile(r"(?=.*[^\W\d_])\w+(?:[._]\w+)+")
+# (or called, as a signature writes it: "contextlib.suppress(*exceptions)")
+_CODE_NAME = re.compile(r"(?=.*[^\W\d_])(?P<name>\w+(?:[._]\w+)+)(?:\([^()]*\))?")
 # Likewise a quoted literal: "'connection'" for "Which event does a net.Server emit when a new
 # connection is made?", "'.html'" for "What does path.extname('index.html') return?" — the
 # value to type, in quotes as the documentation writes it; it repeats the question only where
@@ -150,8 +151,9 @@ def repeats_question(short: str, question: str) -> bool:
     change?": `crag.symbols`), or is a name joined by dots or underscores that the question
     does not write ("url.username" for "Which URL property gets and sets the username portion
     of the URL?", where the section's heading is the property's only name: its words are the
-    question's, the name is not). A short answer of function words only ("Yes") is not
-    judged."""
+    question's, the name is not), alone or as its signature writes it
+    ("contextlib.suppress(*exceptions)" for "Which contextlib context manager suppresses the
+    specified exceptions …?"). A short answer of function words only ("Yes") is not judged."""
     if _OPTION.match(short):
         return option_in(short, question)
     if (literal := _quoted(short)) is not None:
@@ -160,7 +162,8 @@ def repeats_question(short: str, question: str) -> bool:
         return quoted or _named_in(literal, question)
     if set(symbols(short)) - set(symbols(question)):
         return False
-    if _CODE_NAME.fullmatch(short.strip()) and short.strip().casefold() not in question.casefold():
+    code = _CODE_NAME.fullmatch(short.strip())
+    if code and code["name"].casefold() not in question.casefold():
         return False  # "url.username" for "Which URL property … the username …?": a name to type
     said = content_forms(short)
     return bool(said) and said <= content_forms(question) and not _offers_choices(question)

@@ -269,6 +269,10 @@ def test_an_answer_that_only_repeats_the_question_is_no_candidate() -> None:
     assert not repeats_question("SCHED_RR", "Which scheduling policy is the sched rr one?")
     assert repeats_question("url.username", "What does url.username hold in a URL?")
     assert repeats_question("3.5", "What did version 3.5 add?")  # a number is no name
+    # alone or as its signature writes it
+    suppress = "Which contextlib context manager suppresses the specified exceptions?"
+    assert not repeats_question("contextlib.suppress(*exceptions)", suppress)
+    assert repeats_question("url.username()", "What does url.username hold in a URL?")
 
 
 def test_the_generator_passes_over_a_reading_that_repeats_the_question() -> None:
