@@ -16,7 +16,12 @@ Its cross-references become plain text: out of the list, trafilatura takes a sho
 description that is mostly links ("Return true if p is a set object, a frozenset object, or
 an instance of a subtype.") for navigation and drops it; their targets are never kept anyway.
 So are a line block's lines (`<div class="line">value: …</div>`, text straight in a <div>): they
-become paragraphs, as they read.
+become paragraphs, as they read. On such a page, cross-references in the main text (outside a
+table of contents) are plain text likewise: a summary table whose name column is all links
+lost that column ("Enum class decorator that ensures only one name is bound to any one value."
+named no decorator), and a name alone in a paragraph was dropped. An inline literal whose
+source was wrapped holds a line break, which trafilatura took for a code block in mid-sentence:
+its breaks are spaces.
 The "¶" marks themselves, on every heading of such a page, are dropped: they are link text
 with nothing to say, and came through at the end of every title.
 """
@@ -31,6 +36,13 @@ __all__ = ["unfold_descriptions"]
 _PERMALINK = '//a[contains(concat(" ", normalize-space(@class), " "), " headerlink ")]'
 # A line of a reStructuredText line block (`| value: …`), text straight in a <div>.
 _LINE = '//div[contains(concat(" ", @class, " "), " line-block ")]/div[@class="line"]'
+# A cross-reference in the page's main text ("role=main": Sphinx's themes), outside a table of
+# contents (a toctree's list, a "contents" topic), which lists pages and sections by link.
+_CLASS = 'contains(concat(" ", normalize-space(@class), " "), " {} ")'
+_REFERENCE = (
+    f'//*[@role="main"]//a[{_CLASS.format("reference")}]'
+    f"[not(ancestor::*[{_CLASS.format('toctree-wrapper')} or {_CLASS.format('contents')}])]"
+)
 _SECTION = '(self::section or (self::div and contains(concat(" ", @class, " "), " section ")))'
 
 
@@ -50,6 +62,10 @@ def unfold_descriptions(tree: Any) -> bool:
     if links:
         for line in tree.xpath(_LINE):
             line.tag = "p"
+        for reference in tree.xpath(_REFERENCE):
+            reference.drop_tag()  # its text stays
+        for literal in tree.xpath(f"//code[{_CLASS.format('literal')}]"):
+            _one_line(literal)
     lists = []
     for term, level in described:
         entry = term.getparent()
@@ -85,6 +101,17 @@ def unfold_descriptions(tree: Any) -> bool:
         if parent is not None:
             parent.replace(entry, unfolded)
     return bool(links)
+
+
+def _one_line(literal: Any) -> None:
+    """An inline literal's line breaks made spaces: its source wrapped the line
+    ("``math.floor(a /`` / ``b)``"), and trafilatura wrote a literal holding a break as a code
+    block in the middle of its sentence."""
+    for element in literal.iter():
+        if element.text:
+            element.text = element.text.replace("\n", " ")
+        if element is not literal and element.tail:
+            element.tail = element.tail.replace("\n", " ")
 
 
 def _level(term: Any) -> int:

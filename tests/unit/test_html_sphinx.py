@@ -131,3 +131,41 @@ def test_a_code_block_opened_after_text_opens_its_own_line() -> None:
     from crag.headings import sections
 
     assert "Cycling" in [heading for heading, _ in sections(doc.text)]
+
+
+_SUMMARY = f"""<html><body><div class="sphinxsidebar"><ul><li>
+<a class="reference internal" href="#">Table of contents</a></li></ul></div>
+<div class="body" role="main"><section><h1>tides{_LINK}</h1><p>{_FILLER}</p>
+<div class="toctree-wrapper"><ul><li><a class="reference internal" href="a.html">Quays</a></li>
+</ul></div>
+<table><tr><td><p><a class="reference internal" href="#tides.unique"><code class="xref">unique()
+</code></a></p></td><td><p>Makes sure no two quays share a name.</p></td></tr>
+<tr><td><p><a class="reference internal" href="#tides.verify"><code class="xref">verify()</code>
+</a></p></td><td><p>Checks a table's constraints.</p></td></tr></table>
+<p><a class="reference internal" href="#tides.property"><code class="xref">property()</code></a></p>
+<blockquote><div><p>Gives members attributes.</p></div></blockquote>
+<p>The result is <code class="docutils literal"><span class="pre">math.floor(a</span>
+<span class="pre">/</span>
+<span class="pre">b)</span></code> or one less. {_FILLER}</p>
+</section></div></body></html>"""
+
+
+def test_cross_references_in_the_main_text_read_as_their_text() -> None:
+    (doc,), _ = load_html("tides.html", _SUMMARY)
+    assert "unique()" in doc.text and "verify()" in doc.text  # a table's column of links
+    assert "property()" in doc.text  # a paragraph that is one link
+
+
+def test_a_table_of_contents_keeps_its_links() -> None:
+    from lxml import html
+
+    tree = html.fromstring(_SUMMARY)
+    unfold_descriptions(tree)
+    assert tree.xpath('//div[@class="toctree-wrapper"]//a/text()') == ["Quays"]
+    assert tree.xpath('//div[@class="sphinxsidebar"]//a/text()') == ["Table of contents"]
+    assert not tree.xpath('//*[@role="main"]//table//a')
+
+
+def test_a_wrapped_inline_literal_stays_in_its_sentence() -> None:
+    (doc,), _ = load_html("tides.html", _SUMMARY)
+    assert "The result is `math.floor(a / b)` or one less." in doc.text

@@ -52,7 +52,8 @@ __all__ = [
 # became sections (crag.ingest.release_notes); a Sphinx page's described functions and
 # classes became headed sections, their permalink marks gone (crag.html_sphinx); a Markdown or
 # HTML chunk that starts inside a code block says so (its headings after the block were read
-# as code), and a code fence trafilatura opened after text opens its own line.
+# as code), and a code fence trafilatura opened after text opens its own line; a Sphinx page's
+# cross-references and wrapped inline literals read as text (crag.html_sphinx).
 LAYOUTS = {
     "txt": "releases-1",
     "text": "releases-1",
@@ -60,8 +61,8 @@ LAYOUTS = {
     "rst": "render-1",
     "md": "fences-1",
     "markdown": "fences-1",
-    "html": "fences-1",
-    "htm": "fences-1",
+    "html": "refs-1",
+    "htm": "refs-1",
     "pdf": "outline-2",
 }
 
