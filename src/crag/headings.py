@@ -217,6 +217,9 @@ def _closed(stack: tuple[_Heading, ...], level: int) -> tuple[_Heading, ...]:
     return stack[:keep]
 
 
+_MATTER_LINES = 200  # as crag.ingest.front_matter.MAX_LINES: a block not closed by then is none
+
+
 def _scan(
     text: str, fence: str = "", code: list[tuple[int, int, str]] | None = None
 ) -> list[_Heading]:
@@ -228,7 +231,12 @@ def _scan(
     opened, inside = fence, 0  # the open code block's fence and where its lines start
     para: list[tuple[int, str]] = []  # (offset, line) of the paragraph lines just read
     lines = text.splitlines(keepends=True)
-    matter = bool(lines) and lines[0].rstrip() == "---"  # YAML front matter until its "---"
+    # YAML front matter until its "---" (or "..."), as `crag.ingest.front_matter` reads it: one
+    # not closed within its first lines is a rule, and the page's headings are read
+    matter = bool(lines) and lines[0].rstrip() == "---"
+    matter = matter and any(
+        line.rstrip() in ("---", "...") for line in lines[1 : _MATTER_LINES + 1]
+    )
     for number, line in enumerate(lines):
         bare = line.rstrip("\r\n")
         here, offset = offset, offset + len(line)

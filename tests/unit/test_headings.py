@@ -197,3 +197,13 @@ def test_title_heading_skips_fences_and_front_matter() -> None:
     assert title_heading("```yaml\n# .travis.yml\n```\n\n## Two\n\n# The *title*\n") == "The title"
     assert title_heading("---\n# not: a heading\n---\nText\n====\n") == "Text"
     assert title_heading("## Only level two\n") == ""
+
+
+def test_a_rule_that_opens_a_page_is_no_front_matter() -> None:
+    # a "---" with no closing line within the front matter's bound is a thematic break: before,
+    # every heading of the page was skipped as front matter
+    page = "---\n\n# Harbour guide\n\n## Ferries\n\nThey run hourly.\n"
+    assert [h for h, _ in sections(page)] == ["", "Harbour guide", "Ferries"]
+    late = "---\n" + "line\n" * 250 + "---\n\n## Late\n\nText.\n"
+    assert "Late" in [h for h, _ in sections(late)]
+    assert [h for h, _ in sections("---\ntitle: x\n---\n\n## Real\n\nText.\n")] == ["", "Real"]

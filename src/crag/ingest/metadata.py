@@ -53,14 +53,15 @@ __all__ = [
 # classes became headed sections, their permalink marks gone (crag.html_sphinx); a Markdown or
 # HTML chunk that starts inside a code block says so (its headings after the block were read
 # as code), and a code fence trafilatura opened after text opens its own line; a Sphinx page's
-# cross-references and wrapped inline literals read as text (crag.html_sphinx).
+# cross-references and wrapped inline literals read as text (crag.html_sphinx); a Markdown page
+# that opens with a rule ("---") never closed as front matter keeps its headings.
 LAYOUTS = {
     "txt": "releases-1",
     "text": "releases-1",
     "epub": "headings-2",
     "rst": "render-1",
-    "md": "fences-1",
-    "markdown": "fences-1",
+    "md": "fences-2",
+    "markdown": "fences-2",
     "html": "refs-1",
     "htm": "refs-1",
     "pdf": "outline-2",
