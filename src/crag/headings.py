@@ -174,6 +174,7 @@ class Headings:
                 for m in marks
             ]
         self._starts = [h.start for h in self._found]
+        self._code_starts = [start for start, _, _ in self._code]
         self._title = heading_text(title)  # the heading that is the title names no section
         self._stacks: list[tuple[_Heading, ...]] = []  # open after each heading, in order
         stack: tuple[_Heading, ...] = ()
@@ -191,7 +192,7 @@ class Headings:
         if none. Why: a chunk cut from inside a code block starts with code and its closing
         fence, which read alone opens a block; the headings and prose after it were read as
         code (`sections`): one function's example ran on into the next function's entry."""
-        at = bisect.bisect_right([start for start, _, _ in self._code], offset) - 1
+        at = bisect.bisect_right(self._code_starts, offset) - 1
         if at >= 0 and offset <= self._code[at][1]:
             return self._code[at][2]
         return ""
