@@ -196,6 +196,11 @@ def _excerpts(text: str, per_strip: int, max_chars: int, fence: str = "") -> lis
     return list(zip(out, leads, strict=True))
 
 
+def _led(strip: Strip) -> str:
+    """The strip's text after its lead (`Strip.lead`), as it is read alone."""
+    return f"{strip.lead} {strip.text}" if strip.lead else strip.text
+
+
 def in_section(strips: list[Strip]) -> list[str]:
     """The texts of `strips` (in reading order) as they are read together: a strip after
     its lead (`Strip.lead`) unless it follows the strip just before it in its chunk, which
@@ -204,7 +209,7 @@ def in_section(strips: list[Strip]) -> list[str]:
     for i, strip in enumerate(strips):
         follows = i > 0 and strips[i - 1].chunk.id == strip.chunk.id
         follows = follows and strips[i - 1].order == strip.order - 1
-        out.append(f"{strip.lead} {strip.text}" if strip.lead and not follows else strip.text)
+        out.append(strip.text if follows else _led(strip))
     return out
 
 
@@ -300,10 +305,11 @@ class Refiner:
         else:
             # scored as the page reads, a link by its text (`link_text`), a later strip of a
             # section after its heading (`Strip.lead`): each strip is scored alone
-            read = [f"{s.lead} {s.text}" if s.lead else s.text for s in strips]
             texts = [
-                link_text(with_title(s.chunk, r) if titled or option_entry(s.text) else r)
-                for s, r in zip(strips, read, strict=True)
+                link_text(
+                    with_title(s.chunk, _led(s)) if titled or option_entry(s.text) else _led(s)
+                )
+                for s in strips
             ]
             scores = self.evaluator.score(question, texts)
         scored = [replace(s, score=float(v)) for s, v in zip(strips, scores, strict=True)]
