@@ -45,20 +45,20 @@ def test_calibrate_sample_writes_stores_and_resumes(
         monkeypatch, data, embedder, models, CRAG_LLM__MODELS_DIR=str(MODELS_DIR)
     )
     assert in_process("ingest", str(SAMPLE), "-c", "sample").returncode == 0
-    first = crag("calibrate", "-c", "sample", "--questions", "4", data_dir=data)
+    first = crag("calibrate", "-c", "sample", "--questions", "3", data_dir=data)
     assert first.returncode == 0, first.stderr
     assert "chosen: upper" in first.stdout and "expected:" in first.stdout
     run = data / "collections" / "sample" / "calibration"
     journal = run / "journal.jsonl"
     records = [json.loads(line) for line in journal.read_text().splitlines()]
     questions = [r for r in records if r["type"] == "question"]
-    assert len(questions) == 4
+    assert len(questions) == 3
     for q in questions:  # validated: the answer is in its chunk's file, not in the question
         assert q["answer"].lower() not in q["question"].lower()
         assert Path(q["source"]).parent == SAMPLE
-    assert sum(r["type"] == "scores" for r in records) == 8
+    assert sum(r["type"] == "scores" for r in records) == 6
     curve = json.loads((run / "curve.json").read_text())
-    assert curve["questions"] == 4 and curve["curve"]
+    assert curve["questions"] == 3 and curve["curve"]
     assert (run / "curve.png").stat().st_size > 10_000
     stored = json.loads((data / "collections" / "sample" / "calibration.json").read_text())
     assert 0.0 <= stored["lower"] <= stored["upper"] <= 1.0
@@ -70,18 +70,18 @@ def test_calibrate_sample_writes_stores_and_resumes(
     assert thresholds is not None
     assert (thresholds.upper, thresholds.lower) == (stored["upper"], stored["lower"])
 
-    second = in_process("calibrate", "-c", "sample", "--questions", "4")
+    second = in_process("calibrate", "-c", "sample", "--questions", "3")
     assert second.returncode == 0, second.stderr
-    assert "4 resumed" in second.stdout
+    assert "3 resumed" in second.stdout
     assert len(journal.read_text().splitlines()) == len(records)  # nothing asked again
 
     # --answers: the same questions (resumed) go through the generator, every answer verified
     # with the real 1.5B model; the verification cut is chosen and stored, and used from then on
-    third = in_process("calibrate", "-c", "sample", "--questions", "4", "--answers")
+    third = in_process("calibrate", "-c", "sample", "--questions", "3", "--answers")
     assert third.returncode == 0, third.stderr
     answers = [json.loads(line) for line in journal.read_text().splitlines()]
     answers = [r for r in answers if r["type"] == "answer"]
-    assert len(answers) == 8
+    assert len(answers) == 6
     verified = [r["verified"] for r in answers if not r["refused"]]
     assert all(p is None or 0.0 <= p <= 1.0 for p in verified)
     stored = json.loads((data / "collections" / "sample" / "calibration.json").read_text())
