@@ -35,6 +35,7 @@ from crag.generate.matching import find_in_sources, option_in, short_answer
 from crag.generate.wording import source_spelling, source_wording
 from crag.refine.rewrite_check import content_forms
 from crag.symbols import symbols
+from crag.titles import SEPARATOR
 from crag.types import Strip
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "best_sources",
     "candidate",
     "candidates",
+    "copies_label",
     "rank",
     "repeats_question",
 ]
@@ -169,6 +171,24 @@ def repeats_question(short: str, question: str) -> bool:
     return bool(said) and said <= content_forms(question) and not _offers_choices(question)
 
 
+def copies_label(short: str, sources: list[Source]) -> bool:
+    """The short answer is a source's label, or a run of it across a " › ": the document
+    title and section path crag showed before the source (`crag.titles`), which names where
+    the text stands, not what it says. The 1.5B reader answered "In which file are the
+    objects of the workspace saved …?" with "R-intro › 1 Introduction and preliminaries ›
+    Data permanency and removing objects" (and the verification gave it P(yes) 0.71). A short
+    answer that some source's text also writes is left alone."""
+    said = _squeezed(short).strip(" .()")
+    if SEPARATOR.strip() not in said:
+        return False
+    labelled = any(said in _squeezed(s.label) for s in sources if s.label)
+    return labelled and not any(said in _squeezed(s.text) for s in sources)
+
+
+def _squeezed(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
 def _quoted(short: str) -> str | None:
     """The value of a short answer written as a quoted literal ("'close'", "`.html`"), else
     None."""
@@ -272,6 +292,9 @@ def candidates(
         literal = _literal_in(c.short, sources) and not _named_in(c.short, question)
         if repeats_question(c.short, question) and not literal:
             notes.append(f"{c.short!r} ({r.how}) only repeats the question; not an answer")
+            continue
+        if copies_label(c.short, sources):
+            notes.append(f"{c.short!r} ({r.how}) is a source's label; not an answer")
             continue
         found.append(c)
     return found

@@ -14,6 +14,7 @@ from crag.generate.reader import (
     best_sources,
     candidate,
     candidates,
+    copies_label,
     rank,
     repeats_question,
 )
@@ -348,6 +349,23 @@ def test_an_answer_read_in_a_sources_section_heading_is_found_there() -> None:
     # the document's title is not searched: an answer that is the article's name is its topic
     topic = "UDP/datagram sockets [1]."
     assert Generator(ByPromptLLM(topic, {})).generate(q, _sections(), titled=True).refused
+
+
+def test_a_sources_label_copied_as_the_answer_is_no_candidate() -> None:
+    q = "Which dgram socket method joins a multicast group?"
+    sources = number_sources(_sections(), titled=True)
+    label = sources[0].label  # "UDP/datagram sockets › socket.addMembership(multicastAddress)"
+    assert " › " in label
+    assert copies_label(label, sources) and copies_label(f"({label}).", sources)
+    assert not copies_label("socket.addMembership(multicastAddress)", sources)  # its heading
+    assert not copies_label(label, number_sources(_sections()))  # not shown: not a label
+    notes: list[str] = []
+    found = candidates([Reading(f"{label} [1].", "all")], q, sources, notes)
+    assert found == [] and "is a source's label" in notes[0]
+    # a source whose own text writes the path (a breadcrumb) may be quoted from
+    crumb = f"You are here: {label}."
+    shown = number_sources([replace(s, text=crumb) for s in _sections()], titled=True)
+    assert not copies_label(label, shown)
 
 
 def test_a_value_a_source_writes_as_a_code_literal_is_an_answer_in_the_questions_words() -> None:
