@@ -5,17 +5,26 @@ checks the citation then finds them there, and the answer check (`crag.generate.
 looks the answer up as a span. A small model copies its source imperfectly: it spells a number
 the other way ("4" for "four"), writes a type between other brackets ("Box[T]" for
 "Box<T>"), or drops a letter of a name ("Sostatus of Cnidus" read from "Sostratus of Cnidus",
-which the answer check then let through only as a paraphrase, misspelled). `source_wording`
+which the answer check then let through only as a paraphrase, misspelled), or drops a hidden
+name's leading dot ("First()" for R's ".First()"). `source_wording`
 gives the source's own words for each case, or None when the source holds the answer as
 written, or holds no near form of it.
 """
 
 from __future__ import annotations
 
+import re
+
 from crag.generate.matching import WORD, fold, span_of, word_spans
 from crag.index.numerals import as_digits
 
-__all__ = ["bracket_spelling", "number_wording", "source_spelling", "source_wording"]
+__all__ = [
+    "bracket_spelling",
+    "dotted_name",
+    "number_wording",
+    "source_spelling",
+    "source_wording",
+]
 
 _BRACKETS = "()[]{}<>"
 _SYMBOLS = "()[]{}<>%$#@&*+=|~^/\\:;.,!?'\"` -"
@@ -27,7 +36,28 @@ def source_wording(short: str, source: str) -> str | None:
         number_wording(short, source)
         or bracket_spelling(short, source)
         or source_spelling(short, source)
+        or dotted_name(short, source)
     )
+
+
+# where a name's leading dot starts a token: after a space, the text's start or an opening
+# bracket or quote (not "obj.First()", a member of obj)
+_TOKEN_START = " \t\n([{'\"‘“`"
+
+
+def dotted_name(short: str, source: str) -> str | None:
+    """The source's name for a short answer it writes only after a leading dot: "First()"
+    read from "Any function named .First() in either of the two profile files …" is shown
+    ".First()", as "RData" would be ".RData" — a hidden file's or a hidden object's name,
+    whose dot the model took for punctuation. One word (no space) with a letter in it; every
+    place the source writes it must follow such a dot, at least one. None otherwise."""
+    name = short.strip()
+    if not name or " " in name or name.startswith(".") or not any(c.isalpha() for c in name):
+        return None
+    found = [m.start() for m in re.finditer(rf"(?<![\w.]){re.escape(name)}(?!\w)", source)]
+    dotted = [m.start() for m in re.finditer(rf"\.{re.escape(name)}(?!\w)", source)]
+    starts = [i for i in dotted if i == 0 or source[i - 1] in _TOKEN_START]
+    return f".{name}" if starts and not found and len(starts) == len(dotted) else None
 
 
 def number_wording(short: str, source: str) -> str | None:

@@ -7,6 +7,7 @@ import pytest
 
 from crag.generate.wording import (
     bracket_spelling,
+    dotted_name,
     number_wording,
     source_spelling,
     source_wording,
@@ -73,3 +74,20 @@ def test_a_misspelled_answer_takes_its_sources_spelling() -> None:
 )
 def test_another_word_is_no_misspelling(short: str, text: str) -> None:
     assert source_spelling(short, text) is None
+
+
+def test_a_name_the_source_writes_after_a_leading_dot_keeps_its_dot() -> None:
+    source = (
+        "Any function named .First() in either of the two profile files or in the .RData "
+        "image has a special status."
+    )
+    assert dotted_name("First()", source) == ".First()"
+    assert dotted_name("RData", source) == ".RData"
+    assert source_wording("RData", source) == ".RData"
+    assert dotted_name(".RData", source) is None  # written with its dot already
+    assert dotted_name("image", source) is None  # the source writes it without one
+    # a member of something, not a hidden name; a name the source also writes bare
+    assert dotted_name("First()", "Call obj.First() once.") is None
+    assert dotted_name("Rprofile", "Edit .Rprofile, or Rprofile.site.") is None
+    assert dotted_name("First", "the .First function") == ".First"
+    assert dotted_name("two words", "a .two words") is None
