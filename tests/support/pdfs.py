@@ -11,19 +11,25 @@ def _escape(line: str) -> str:
     return line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
 
-def _shown(line: str | tuple[str, float]) -> str:
-    """One line of a page: its text at 11 pt, or at the size given with it."""
+Line = str | tuple[str, float] | list[tuple[str, float]]
+
+
+def _shown(line: Line) -> str:
+    """One line of a page: its text at 11 pt, or at the size given with it, or runs of text
+    at their sizes one after the other (a footnote's mark set small after a word)."""
+    if isinstance(line, list):
+        return " ".join(f"/F1 {size:g} Tf ({_escape(text)}) Tj" for text, size in line)
     text, size = (line, 11.0) if isinstance(line, str) else line
     return f"/F1 {size:g} Tf ({_escape(text)}) Tj"
 
 
 def pdf_pages(
-    pages: Sequence[Sequence[str | tuple[str, float]]],
+    pages: Sequence[Sequence[Line]],
     outline: Sequence[tuple[int, str, int]] = (),
     title: str | None = None,
 ) -> bytes:
     """A PDF whose page i shows the lines `pages[i]` top to bottom (a line is its text at
-    11 pt, or a (text, size) pair); `outline` holds
+    11 pt, a (text, size) pair, or a list of such runs); `outline` holds
     (level, title, page index) entries in order, level 1 at the top (a level-2 entry nests
     under the last level-1 one)."""
     from pypdf import PdfReader, PdfWriter

@@ -54,7 +54,10 @@ __all__ = [
 # HTML chunk that starts inside a code block says so (its headings after the block were read
 # as code), and a code fence trafilatura opened after text opens its own line; a Sphinx page's
 # cross-references and wrapped inline literals read as text (crag.html_sphinx); a Markdown page
-# that opens with a rule ("---") never closed as front matter keeps its headings.
+# that opens with a rule ("---") never closed as front matter keeps its headings; a PDF page's
+# footnotes are set apart from its text and their marks taken off their words, a sentence a
+# page break cut is whole on the page it starts on, and TeX's spacing accents are on their
+# letters (crag.ingest.pdf_flow).
 LAYOUTS = {
     "txt": "releases-1",
     "text": "releases-1",
@@ -64,7 +67,7 @@ LAYOUTS = {
     "markdown": "fences-2",
     "html": "refs-1",
     "htm": "refs-1",
-    "pdf": "outline-2",
+    "pdf": "flow-1",
 }
 
 Tags = dict[str, Scalar]

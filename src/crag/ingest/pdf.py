@@ -33,6 +33,7 @@ from typing import Any
 from crag.errors import LoaderError
 from crag.headings import MAX_HEADING
 from crag.ingest.doc_names import name_title
+from crag.ingest.pdf_flow import accented, body_size, carry_sentences, footnotes
 from crag.ingest.pdf_fonts import Runs, headings_by_size
 from crag.titles import shorten
 from crag.types import Document, Heading
@@ -112,7 +113,8 @@ def unwrap(text: str, width: int) -> str:
     """`text` with the typesetter's line wraps undone: a line as long as a full line
     (≥ WRAPPED of `width`) continues on the next, unless that one opens a list item or a
     numbered heading, or the line ends with a colon (an example follows). A word hyphenated
-    across the wrap is joined ("iden-" + "tifier"). Short lines (code, tables, headings,
+    across the wrap is joined ("iden-" + "tifier"); a hyphen before a capital is a compound's
+    own and stays ("S-" + "Plus": "S-Plus", not "S- Plus"). Short lines (code, tables, headings,
     a paragraph's last line) keep their breaks; so do blank lines. Why: the splitter cuts at
     line breaks before sentence ends, and a PDF breaks every line, so chunks ended mid
     sentence ("The default weight value is" | "50, and the maximum is 100.") and a quote
@@ -125,8 +127,11 @@ def unwrap(text: str, width: int) -> str:
         full = len(previous.strip()) >= WRAPPED * width and not previous.rstrip().endswith(":")
         if out and full and line.strip() and not _OPENS.match(line):
             joined = out[-1].rstrip()
-            if joined.endswith("-") and joined[-2:-1].isalpha() and line.lstrip()[:1].islower():
+            hyphen = joined.endswith("-") and joined[-2:-1].isalpha()
+            if hyphen and line.lstrip()[:1].islower():
                 out[-1] = joined[:-1] + line.strip()
+            elif hyphen and line.lstrip()[:1].isupper():  # a compound's own hyphen: "S-Plus"
+                out[-1] = joined + line.strip()
             else:
                 out[-1] = f"{joined} {line.strip()}"
         else:
@@ -192,6 +197,37 @@ def _placed(
     return out
 
 
+def _last_line(text: str) -> str:
+    """The last line of `text` that is not blank, stripped ("" if none)."""
+    return next((line.strip() for line in reversed(text.splitlines()) if line.strip()), "")
+
+
+def _flowed(texts: dict[int, str], runs: list[tuple[int, float, str]]) -> dict[int, str]:
+    """Each page's text as it reads: furniture removed, its footnotes set apart after a blank
+    line, line wraps undone, a sentence cut by a page break whole on the page it starts on,
+    accents on their letters (`crag.ingest.pdf_flow`)."""
+    order = sorted(texts)
+    pages = furniture([texts[i] for i in order])
+    on_page: dict[int, list[tuple[int, float, str]]] = {}
+    for run in runs:
+        on_page.setdefault(run[0], []).append(run)
+    body = body_size(runs)
+    split = [footnotes(p, on_page.get(i, []), body) for i, p in zip(order, pages, strict=True)]
+    width = measure(pages)
+    bodies = [accented(unwrap(text, width)) for text, _ in split]
+    full = [len(_last_line(text)) >= WRAPPED * width for text, _ in split]
+    for start in range(len(order)):  # runs of consecutive pages (an unreadable one breaks it)
+        if start == 0 or order[start] != order[start - 1] + 1:
+            end = start + 1
+            while end < len(order) and order[end] == order[end - 1] + 1:
+                end += 1
+            bodies[start:end] = carry_sentences(bodies[start:end], full[start:end])
+    return {
+        i: f"{text}\n\n{accented(unwrap(notes, width))}" if notes else text
+        for i, text, (_, notes) in zip(order, bodies, split, strict=True)
+    }
+
+
 def load_pdf(path: str, data: bytes) -> tuple[list[Document], list[str]]:
     """One Document per page with text: furniture removed, outline sections as `headings`."""
     from pypdf import PdfReader
@@ -214,25 +250,23 @@ def load_pdf(path: str, data: bytes) -> tuple[list[Document], list[str]]:
         except Exception as exc:  # a damaged outline costs the sections, not the pages
             warnings.append(f"{path}: outline unreadable ({type(exc).__name__}); no sections")
             entries = []
-        runs = Runs()  # without an outline, the headings are told by their size
+        runs = Runs()  # sizes tell footnotes, and headings where there is no outline
         texts: dict[int, str] = {}
         for index, page in enumerate(reader.pages):
             try:
-                visitor = None if entries else runs.visitor(index)
-                texts[index] = page.extract_text(visitor_text=visitor) or ""
+                texts[index] = page.extract_text(visitor_text=runs.visitor(index)) or ""
             except Exception as exc:
                 warnings.append(f"{path}: page {index + 1} unreadable ({exc}); skipped")
     except LoaderError:
         raise
     except Exception as exc:  # pypdf raises PyPdfError, AttributeError, RecursionError, ...
         raise LoaderError(path, f"corrupt PDF: {type(exc).__name__}: {exc}") from exc
-    order = sorted(texts)
-    pages = furniture([texts[i] for i in order])
-    width = measure(pages)
-    texts = {i: unwrap(page, width) for i, page in zip(order, pages, strict=True)}
+    texts = _flowed(texts, runs.runs)
     if not entries:
-        entries = headings_by_size([r for r in runs.runs if r[0] in texts])
-        if not has_title and (top := [t for p, lv, t in entries if p == order[0] and lv == 1]):
+        sized = headings_by_size([r for r in runs.runs if r[0] in texts])
+        entries = [(page, level, accented(text)) for page, level, text in sized]
+        first = min(texts, default=0)
+        if not has_title and (top := [t for p, lv, t in entries if p == first and lv == 1]):
             meta_title = top[0]  # the largest heading of the first page names the document
     headings = _placed(entries, texts) if entries else {}
     docs = [

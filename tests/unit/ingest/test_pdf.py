@@ -135,6 +135,17 @@ def test_a_list_item_or_numbered_heading_after_a_full_line_opens_its_own_line() 
     assert unwrap(page, measure([page])) == page
 
 
+def test_a_compounds_hyphen_before_a_capital_stays() -> None:
+    page = (
+        "This introduction derives from notes describing the S and S-\n"
+        "Plus environments, written in 1990 by two statisticians at one university.\n"
+        "The notes were then made into a manual and the hyphenated word iden-\n"
+        "tifier was joined."
+    )
+    text = unwrap(page, measure([page]))
+    assert "the S and S-Plus environments, written" in text and "word identifier was" in text
+
+
 def test_narrow_lines_are_left_alone() -> None:
     table = "Name Size\nglobs 12\nmagic 40\nicons 3"
     assert unwrap(table, measure([table])) == table

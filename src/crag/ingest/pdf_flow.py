@@ -1,0 +1,153 @@
+"""A PDF page's text as it reads: footnotes apart from the text, sentences whole across pages,
+accents on their letters.
+
+Why each part (measured on three of R's manuals as TeX typesets them, 206 pages):
+- **Footnotes.** A typesetter sets a footnote's mark as a small raised number glued to the
+  word ("limited³"), and the footnote itself at the foot of the page. pypdf returns
+  "limited3 to about 4095 bytes" and the footnote as the page's last lines, which
+  `crag.ingest.pdf.unwrap` then joined to the text's last sentence ("… elements of x. 3
+  paste(..., collapse=ss) joins the arguments …"), and ".RData5" is not the name a question
+  asks for. pypdf reports each run of text with its size (`crag.ingest.pdf_fonts.Runs`): a
+  run of digits set small (≤ MARK_RATIO of the body size) that is followed by text of the
+  footnotes' smaller size is a footnote's number; followed by body text, it is a mark. The
+  footnotes are set apart after a blank line, and each mark whose footnote is on the page is
+  taken off its word. A small number without a footnote on its page (an exponent, a
+  chemical formula's index) is left as it is.
+- **Sentences across pages.** crag keeps a document per page so a citation names the page;
+  a sentence a page break cut was two fragments in two chunks ("The arguments are by default
+  separated in the result by a single blank character," | "but this can be changed by …"),
+  and neither was read. A page whose text ends inside a sentence (a letter, a digit, a comma,
+  a hyphen) in a line as wide as the page's lines, followed by a page whose first line goes
+  on in lower case, gets that sentence's
+  rest, up to its end or MAX_CARRY characters, moved to it; the citation names the page the
+  sentence starts on.
+- **Accents.** TeX's older fonts set an accent as a glyph of its own before its letter, and
+  pypdf returns "Wirtschaftsuniversit¨at", "Fran¸cois": two words for keyword search, and
+  an answer spelled so. A spacing accent before a letter it composes with (Unicode NFC) is
+  put on it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+
+__all__ = ["MARK_RATIO", "MAX_CARRY", "accented", "carry_sentences", "footnotes"]
+
+MARK_RATIO = 0.8  # a footnote's number is set at most this share of the body size
+MAX_CARRY = 400  # characters of a sentence's rest moved back across a page break
+# spacing accents as TeX's OT1 fonts set them, and the combining mark each stands for
+_ACCENTS = {
+    "¨": "\u0308", "´": "\u0301", "ˆ": "\u0302", "˜": "\u0303", "¸": "\u0327", "ˇ": "\u030c",
+    "˘": "\u0306", "˚": "\u030a", "˝": "\u030b", "¯": "\u0304", "˙": "\u0307", "˛": "\u0328",
+    "`": "\u0300", "ˋ": "\u0300",
+}  # fmt: skip
+_SPACING = re.compile(f"([{''.join(_ACCENTS)}])([^\\W\\d_])")
+_GRAVES = "`ˋ"
+_DIGITS = re.compile(r"\d{1,3}")
+_ENDS_INSIDE = re.compile(r"[^\W_]-?$|[,;]$")  # a page's text ends inside a sentence
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s|$)")
+
+Run = tuple[int, float, str]  # (page index, size, text), as crag.ingest.pdf_fonts.Runs
+
+
+def body_size(runs: list[Run]) -> float:
+    """The size most characters are set in."""
+    sizes: Counter[float] = Counter()
+    for _, size, text in runs:
+        sizes[size] += len(text)
+    return sizes.most_common(1)[0][0] if sizes else 0.0
+
+
+def footnotes(text: str, runs: list[Run], body: float) -> tuple[str, str]:
+    """(the page's text with its footnotes' marks taken off, its footnotes), from the page's
+    `runs` in the order pypdf read them; (text, "") when the page has none."""
+    marks: list[tuple[str, str]] = []  # (number, the word before it)
+    numbers: list[str] = []  # the footnotes' own numbers, in order
+    for i, (_, size, run) in enumerate(runs):
+        if not (_DIGITS.fullmatch(run) and body and size <= MARK_RATIO * body):
+            continue
+        after = runs[i + 1][1] if i + 1 < len(runs) else body
+        if after < body and not _DIGITS.fullmatch(runs[i + 1][2]):
+            numbers.append(run)
+        elif i > 0:
+            marks.append((run, runs[i - 1][2].split()[-1] if runs[i - 1][2].split() else ""))
+    if not numbers:
+        return text, ""
+    lines = text.splitlines()
+    start = _block_start(lines, numbers)
+    if start is None:
+        return text, ""
+    kept = "\n".join(lines[:start])
+    position = 0
+    for number, word in marks:
+        if number not in numbers or not re.search(r"[^\W\d_]", word):
+            continue  # no footnote of that number here, or no word to find the mark after
+        found = re.compile(re.escape(word) + re.escape(number) + r"(?!\d)").search(kept, position)
+        if found is not None:
+            at = found.start() + len(word)
+            kept = kept[:at] + kept[at + len(number) :]
+            position = at
+    notes: list[str] = []  # one paragraph per footnote
+    for line in lines[start:]:
+        opens = any(line.startswith(f"{number} ") for number in numbers)
+        notes.append(f"\n{line}" if opens and notes else line)
+    return kept, "\n".join(notes)
+
+
+def _block_start(lines: list[str], numbers: list[str]) -> int | None:
+    """The line the footnotes start on: the last line opening with the first footnote's
+    number after which every other footnote's number opens a line, in order."""
+    for start in range(len(lines) - 1, -1, -1):
+        if not lines[start].startswith(f"{numbers[0]} "):
+            continue
+        at, found = start + 1, True
+        for number in numbers[1:]:
+            at = next((j for j in range(at, len(lines)) if lines[j].startswith(f"{number} ")), -1)
+            if at < 0:
+                found = False
+                break
+            at += 1
+        if found:
+            return start
+    return None
+
+
+def carry_sentences(pages: list[str], full: list[bool]) -> list[str]:
+    """`pages` (the texts of consecutive pages, line wraps undone) with each sentence a page
+    break cut moved whole to the page it starts on (see the module docstring); `full[i]`:
+    page i's last line, as typeset, ran the full width of the page, as a paragraph's line does
+    where a page break cuts it (a heading is short: "4.2 ASN.1 field functions" before a page
+    that opens with the function "asn1 array2tree")."""
+    out = list(pages)
+    for i in range(len(out) - 1):
+        before, after = out[i].rstrip(), out[i + 1].lstrip()
+        first, _, rest = after.partition("\n")
+        if not (full[i] and _ENDS_INSIDE.search(before) and first[:1].islower()):
+            continue
+        end = _SENTENCE_END.search(first)
+        cut = end.end() if end is not None else len(first)
+        if cut > MAX_CARRY:
+            continue
+        carried, left = first[:cut], first[cut:].strip()
+        if before.endswith("-") and before[-2:-1].isalpha():
+            out[i] = before[:-1] + carried
+        else:
+            out[i] = f"{before} {carried}"
+        out[i + 1] = f"{left}\n{rest}" if left and rest else left or rest
+    return out
+
+
+def accented(text: str) -> str:
+    """`text` with each spacing accent put on the letter after it, where Unicode composes the
+    two; a grave only inside a word (a backtick before a word is code's quote)."""
+
+    def put(match: re.Match[str]) -> str:
+        accent, letter = match.group(1), match.group(2)
+        if accent in _GRAVES and not text[max(match.start() - 1, 0)].isalpha():
+            return match.group(0)
+        composed = unicodedata.normalize("NFC", letter + _ACCENTS[accent])
+        return composed if len(composed) == 1 else match.group(0)
+
+    return _SPACING.sub(put, text)
