@@ -52,13 +52,16 @@ RefineMode = Literal["selection", "excerption", "fixed_num"]
 # A sentence ends at `.`/`!`/`?`/`…` and any closing quotes or brackets after it (kept with the
 # sentence), before whitespace and a capital or digit (possibly opening a quote) or a list
 # item's bullet ("… read from. * ``130`` -- The process received a SIGINT": a strip's
-# sentences are joined on one line, where the blank line before the item is gone); or at a
-# blank line. The split happens at group "gap" (the whitespace) only, so no character is lost.
+# sentences are joined on one line, where the blank line before the item is gone), or before
+# a line that opens with an option (a PDF's option list, whose entries no blank line parts:
+# "… at startup.\n--restore --no-restore Control whether saved images …"); or at a blank
+# line. The split happens at group "gap" (the whitespace) only, so no character is lost.
 CAPITALS = "A-ZÀ-ÖØ-ÞÇĞİÖŞÜ"  # the capital letters a sentence opens with, as a regex class body
 _BULLET_MARK = r"[*•‣-][ \t]+"  # a list item's bullet and the space after it
 BULLET = re.compile(rf"^{_BULLET_MARK}")  # one opening a sentence (the quote leaves it out)
 _SENTENCE_END = re.compile(
     rf"[.!?…][\"'”’)\]]*(?P<gap>\s+)(?=[\"'“‘(\[]?[{CAPITALS}0-9]|{_BULLET_MARK}\S)"
+    r"|[.!?…][\"'”’)\]]*(?P<option>[ \t]*\n\s*)(?=--?[^\W\d_])"
     r"|(?P<blank>\n\s*\n)"
 )
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
@@ -96,7 +99,8 @@ def _split(text: str) -> list[tuple[str, bool]]:
     pieces: list[tuple[str, bool]] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
-        gap = match.span("gap") if match.group("gap") else match.span("blank")
+        name = next(g for g in ("gap", "option", "blank") if match.group(g))
+        gap = match.span(name)
         blank = _BLANK.search(text, gap[0], gap[1]) is not None  # a stop and a blank line too
         pieces.append((text[start : gap[0]], blank))
         start = gap[1]

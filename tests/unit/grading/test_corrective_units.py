@@ -233,6 +233,23 @@ def test_each_entry_of_an_option_list_opens_its_own_strip() -> None:
     ]
 
 
+def test_an_option_list_without_blank_lines_opens_a_strip_per_entry() -> None:
+    """R's manual as a PDF gives its option list: an entry's line opens with the option, no
+    blank line between entries. Grouped as sentences, "--no-restore" stood at the end of a
+    strip on three other options and "--no-save" was given for it."""
+    page = (
+        "Do not read the user's profile at startup.\n--restore\n--no-restore\n"
+        "Control whether saved images should be restored at startup or not. The default is "
+        "to restore.\n--vanilla\nCombine --no-save and --no-restore. Use -v or\n-q here."
+    )
+    assert [s.text for s in decompose([chunk(page)], "excerption")] == [
+        "Do not read the user's profile at startup.",
+        "--restore --no-restore Control whether saved images should be restored at startup or "
+        "not. The default is to restore.",
+        "--vanilla Combine --no-save and --no-restore. Use -v or -q here.",  # no stop: one
+    ]
+
+
 def test_an_option_list_written_in_markdown_opens_a_strip_per_entry() -> None:
     """Valgrind's manual through trafilatura: each option a list item in code, its description
     the next item. Grouped with the sentence before it, --error-limit's "yes" stood beside
