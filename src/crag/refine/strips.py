@@ -53,15 +53,17 @@ RefineMode = Literal["selection", "excerption", "fixed_num"]
 # sentence), before whitespace and a capital or digit (possibly opening a quote) or a list
 # item's bullet ("… read from. * ``130`` -- The process received a SIGINT": a strip's
 # sentences are joined on one line, where the blank line before the item is gone), or before
-# a line that opens with an option (a PDF's option list, whose entries no blank line parts:
-# "… at startup.\n--restore --no-restore Control whether saved images …"); or at a blank
-# line. The split happens at group "gap" (the whitespace) only, so no character is lost.
+# a line that is an option (and its argument) alone: a PDF's option list, whose entries no
+# blank line parts ("… at startup.\n--restore\n--no-restore\nControl whether saved images …";
+# not curl's "… saving.\n--alt-svc can be used several times …", a sentence of the entry);
+# or at a blank line. The split happens at the whitespace ("gap", "option") only, so no
+# character is lost.
 CAPITALS = "A-ZÀ-ÖØ-ÞÇĞİÖŞÜ"  # the capital letters a sentence opens with, as a regex class body
 _BULLET_MARK = r"[*•‣-][ \t]+"  # a list item's bullet and the space after it
 BULLET = re.compile(rf"^{_BULLET_MARK}")  # one opening a sentence (the quote leaves it out)
 _SENTENCE_END = re.compile(
     rf"[.!?…][\"'”’)\]]*(?P<gap>\s+)(?=[\"'“‘(\[]?[{CAPITALS}0-9]|{_BULLET_MARK}\S)"
-    r"|[.!?…][\"'”’)\]]*(?P<option>[ \t]*\n\s*)(?=--?[^\W\d_])"
+    r"|[.!?…][\"'”’)\]]*(?P<option>[ \t]*\n\s*)(?=--?[^\W\d_]\S*(?:[ \t]+\S+)?[ \t]*\n)"
     r"|(?P<blank>\n\s*\n)"
 )
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)

@@ -240,13 +240,17 @@ def test_an_option_list_without_blank_lines_opens_a_strip_per_entry() -> None:
     page = (
         "Do not read the user's profile at startup.\n--restore\n--no-restore\n"
         "Control whether saved images should be restored at startup or not. The default is "
-        "to restore.\n--vanilla\nCombine --no-save and --no-restore. Use -v or\n-q here."
+        "to restore.\n--vanilla\nCombine --no-save and --no-restore. Use -v or\n-q here.\n"
+        "--alt-svc can be used several times.\n--file name\nRead the name."
     )
     assert [s.text for s in decompose([chunk(page)], "excerption")] == [
         "Do not read the user's profile at startup.",
         "--restore --no-restore Control whether saved images should be restored at startup or "
         "not. The default is to restore.",
-        "--vanilla Combine --no-save and --no-restore. Use -v or -q here.",  # no stop: one
+        # no stop before -q; a sentence that opens with an option is the entry's (curl's)
+        "--vanilla Combine --no-save and --no-restore. Use -v or -q here. --alt-svc can be "
+        "used several times.",
+        "--file name Read the name.",
     ]
 
 
