@@ -113,8 +113,9 @@ def unwrap(text: str, width: int) -> str:
     """`text` with the typesetter's line wraps undone: a line as long as a full line
     (≥ WRAPPED of `width`) continues on the next, unless that one opens a list item or a
     numbered heading, or the line ends with a colon (an example follows). A word hyphenated
-    across the wrap is joined ("iden-" + "tifier"); a hyphen before a capital is a compound's
-    own and stays ("S-" + "Plus": "S-Plus", not "S- Plus"). Short lines (code, tables, headings,
+    across the wrap is joined ("iden-" + "tifier", "OP-" + "TIONAL"); a hyphen before a
+    capital and lower case is a compound's own and stays ("S-" + "Plus": "S-Plus", not
+    "S- Plus"). Short lines (code, tables, headings,
     a paragraph's last line) keep their breaks; so do blank lines. Why: the splitter cuts at
     line breaks before sentence ends, and a PDF breaks every line, so chunks ended mid
     sentence ("The default weight value is" | "50, and the maximum is 100.") and a quote
@@ -128,7 +129,7 @@ def unwrap(text: str, width: int) -> str:
         if out and full and line.strip() and not _OPENS.match(line):
             joined = out[-1].rstrip()
             hyphen = joined.endswith("-") and joined[-2:-1].isalpha()
-            if hyphen and line.lstrip()[:1].islower():
+            if hyphen and _hyphenated(joined[:-1], line.lstrip()):
                 out[-1] = joined[:-1] + line.strip()
             elif hyphen and line.lstrip()[:1].isupper():  # a compound's own hyphen: "S-Plus"
                 out[-1] = joined + line.strip()
@@ -138,6 +139,16 @@ def unwrap(text: str, width: int) -> str:
             out.append(line)
         previous = line
     return "\n".join(out)
+
+
+def _hyphenated(before: str, after: str) -> bool:
+    """A word was hyphenated where `before` ends and `after` begins: lower case goes on
+    ("iden" + "tifier"), or capitals go on capitals ("OP" + "TIONAL", an ASN.1 keyword); a
+    capital then lower case is a compound's second part ("Addison" + "Wesley")."""
+    tail = before.split()[-1] if before.split() else ""
+    return after[:1].islower() or (
+        len(tail) >= 2 and tail.isupper() and after[:2].isupper() and after[:2].isalpha()
+    )
 
 
 def _outline(reader: Any) -> list[tuple[int, int, str]]:

@@ -140,10 +140,13 @@ def test_a_compounds_hyphen_before_a_capital_stays() -> None:
         "This introduction derives from notes describing the S and S-\n"
         "Plus environments, written in 1990 by two statisticians at one university.\n"
         "The notes were then made into a manual and the hyphenated word iden-\n"
-        "tifier was joined."
+        "tifier was joined, as was the keyword written in capitals, the ASN.1 OP-\n"
+        "TIONAL, unlike the publisher of the book that they cite, Addison-\n"
+        "Wesley."
     )
     text = unwrap(page, measure([page]))
     assert "the S and S-Plus environments, written" in text and "word identifier was" in text
+    assert "ASN.1 OPTIONAL, unlike" in text and "cite, Addison-Wesley." in text
 
 
 def test_narrow_lines_are_left_alone() -> None:
