@@ -9,9 +9,11 @@ Why each part (measured on three of R's manuals as TeX typesets them, 206 pages)
   paste(..., collapse=ss) joins the arguments …"), and ".RData5" is not the name a question
   asks for. pypdf reports each run of text with its size (`crag.ingest.pdf_fonts.Runs`): a
   run of digits set small (≤ MARK_RATIO of the body size) that is followed by text of the
-  footnotes' smaller size is a footnote's number; followed by body text, it is a mark. The
-  footnotes are set apart after a blank line, and each mark whose footnote is on the page is
-  taken off its word. A small number without a footnote on its page (an exponent, a
+  footnotes' smaller size is a footnote's number, if its mark is on the page too: followed by
+  body text, such a run is a mark. (A code listing's line numbers are set small before smaller
+  code, and have no marks: in 60 of TeX Live's package manuals, docstrip listings were taken
+  for footnotes until that rule.) The footnotes are set apart after a blank line, and each
+  mark is taken off its word. A small number without a footnote on its page (an exponent, a
   chemical formula's index) is left as it is.
 - **Sentences across pages.** crag keeps a document per page so a citation names the page;
   a sentence a page break cut was two fragments in two chunks ("The arguments are by default
@@ -37,6 +39,7 @@ __all__ = ["MARK_RATIO", "MAX_CARRY", "accented", "carry_sentences", "footnotes"
 
 MARK_RATIO = 0.8  # a footnote's number is set at most this share of the body size
 MAX_CARRY = 400  # characters of a sentence's rest moved back across a page break
+_OPENING = 20  # characters of a footnote's first run that find its line
 # spacing accents as TeX's OT1 fonts set them, and the combining mark each stands for
 _ACCENTS = {
     "¨": "\u0308", "´": "\u0301", "ˆ": "\u0302", "˜": "\u0303", "¸": "\u0327", "ˇ": "\u030c",
@@ -64,22 +67,23 @@ def footnotes(text: str, runs: list[Run], body: float) -> tuple[str, str]:
     """(the page's text with its footnotes' marks taken off, its footnotes), from the page's
     `runs` in the order pypdf read them; (text, "") when the page has none."""
     marks: list[tuple[str, str]] = []  # (number, the word before it)
-    numbers: list[str] = []  # the footnotes' own numbers, in order
+    notes: list[tuple[str, str]] = []  # (number, the footnote's first words), in order
     for i, (_, size, run) in enumerate(runs):
         if not (_DIGITS.fullmatch(run) and body and size <= MARK_RATIO * body):
             continue
-        after = runs[i + 1][1] if i + 1 < len(runs) else body
-        if after < body and not _DIGITS.fullmatch(runs[i + 1][2]):
-            numbers.append(run)
-        elif i > 0:
-            marks.append((run, runs[i - 1][2].split()[-1] if runs[i - 1][2].split() else ""))
-    if not numbers:
-        return text, ""
+        after = runs[i + 1] if i + 1 < len(runs) else None
+        if after is not None and after[1] < body and not _DIGITS.fullmatch(after[2]):
+            notes.append((run, after[2][:_OPENING]))
+        elif i > 0 and (words := runs[i - 1][2].split()):
+            marks.append((run, words[-1]))
+    marked = {number for number, _ in marks}
+    notes = [(n, words) for n, words in notes if n in marked]  # a footnote has its mark
     lines = text.splitlines()
-    start = _block_start(lines, numbers)
-    if start is None:
+    starts = _note_lines(lines, notes)
+    if not starts:
         return text, ""
-    kept = "\n".join(lines[:start])
+    kept = "\n".join(lines[: starts[0]])
+    numbers = {n for n, _ in notes}
     position = 0
     for number, word in marks:
         if number not in numbers or not re.search(r"[^\W\d_]", word):
@@ -89,29 +93,37 @@ def footnotes(text: str, runs: list[Run], body: float) -> tuple[str, str]:
             at = found.start() + len(word)
             kept = kept[:at] + kept[at + len(number) :]
             position = at
-    notes: list[str] = []  # one paragraph per footnote
-    for line in lines[start:]:
-        opens = any(line.startswith(f"{number} ") for number in numbers)
-        notes.append(f"\n{line}" if opens and notes else line)
-    return kept, "\n".join(notes)
+    block = lines[starts[0] :]
+    for k, (number, _) in zip(starts, notes, strict=True):
+        rest = lines[k][len(number) :].lstrip()  # LaTeX sets "1Remember": "1 Remember"
+        block[k - starts[0]] = f"{'' if k == starts[0] else chr(10)}{number} {rest}"
+    return kept, "\n".join(block)
 
 
-def _block_start(lines: list[str], numbers: list[str]) -> int | None:
-    """The line the footnotes start on: the last line opening with the first footnote's
-    number after which every other footnote's number opens a line, in order."""
+def _note_lines(lines: list[str], notes: list[tuple[str, str]]) -> list[int]:
+    """The lines the footnotes open, in order, the first as late on the page as it can be:
+    each opens with its number and then its first words, as the runs gave them ([] when
+    some footnote opens no line after the one before)."""
+
+    def opens(line: str, number: str, words: str) -> bool:
+        rest = line[len(number) :].lstrip() if line.startswith(number) else None
+        return rest is not None and " ".join(rest.split()).startswith(words.strip())
+
+    if not notes:
+        return []
     for start in range(len(lines) - 1, -1, -1):
-        if not lines[start].startswith(f"{numbers[0]} "):
+        if not opens(lines[start], *notes[0]):
             continue
-        at, found = start + 1, True
-        for number in numbers[1:]:
-            at = next((j for j in range(at, len(lines)) if lines[j].startswith(f"{number} ")), -1)
+        found, at = [start], start + 1
+        for number, words in notes[1:]:
+            at = next((j for j in range(at, len(lines)) if opens(lines[j], number, words)), -1)
             if at < 0:
-                found = False
                 break
+            found.append(at)
             at += 1
-        if found:
-            return start
-    return None
+        if len(found) == len(notes):
+            return found
+    return []
 
 
 def carry_sentences(pages: list[str], full: list[bool]) -> list[str]:

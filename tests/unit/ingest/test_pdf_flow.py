@@ -74,6 +74,23 @@ def test_footnotes_from_runs_alone() -> None:
     assert footnotes("text is limited3 to 4095 bytes. 3 some.", runs, 11.0)[1] == ""
 
 
+def test_a_listings_small_line_numbers_are_no_footnotes_and_latex_labels_are_read() -> None:
+    # a docstrip listing: each line's number set small before smaller code; no mark anywhere
+    listing = [(0, 10.0, "The code follows."), (0, 6.0, "116"), (0, 8.0, "\\else"),
+               (0, 6.0, "117"), (0, 8.0, "\\fi")]  # fmt: skip
+    text = "The code follows.\n116 \\else\n117 \\fi"
+    assert footnotes(text, listing, 10.0) == (text, "")
+    # LaTeX glues a footnote's number to its text; a heading that opens with the number is
+    # not the footnote ("3 Installation" above "… on CTAN3:")
+    runs = [(0, 10.0, "3 Installation"), (0, 10.0, "available on CTAN"), (0, 6.0, "3"),
+            (0, 10.0, ": the archive."), (0, 6.0, "3"), (0, 8.0, "CTAN:pkg/hypbmsec")]  # fmt: skip
+    text = "3 Installation\nIt is available on CTAN3: the archive.\n3CTAN:pkg/hypbmsec"
+    assert footnotes(text, runs, 10.0) == (
+        "3 Installation\nIt is available on CTAN: the archive.",
+        "3 CTAN:pkg/hypbmsec",
+    )
+
+
 def test_a_sentence_cut_by_a_page_break_is_carried_whole(tmp_path: Path) -> None:
     first = [
         *LINES,
