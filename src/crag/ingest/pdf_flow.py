@@ -40,6 +40,7 @@ __all__ = ["MARK_RATIO", "MAX_CARRY", "accented", "carry_sentences", "footnotes"
 MARK_RATIO = 0.8  # a footnote's number is set at most this share of the body size
 MAX_CARRY = 400  # characters of a sentence's rest moved back across a page break
 _OPENING = 20  # characters of a footnote's first run that find its line
+_NOTE_SIGNS = "*∗†‡§¶"  # a footnote marked with a sign, not a number
 # spacing accents as TeX's OT1 fonts set them, and the combining mark each stands for
 _ACCENTS = {
     "¨": "\u0308", "´": "\u0301", "ˆ": "\u0302", "˜": "\u0303", "¸": "\u0327", "ˇ": "\u030c",
@@ -136,7 +137,10 @@ def carry_sentences(pages: list[str], full: list[bool]) -> list[str]:
     for i in range(len(out) - 1):
         before, after = out[i].rstrip(), out[i + 1].lstrip()
         first, _, rest = after.partition("\n")
+        last = before.rsplit("\n", 1)[-1].lstrip()
         if not (full[i] and _ENDS_INSIDE.search(before) and first[:1].islower()):
+            continue
+        if last[:1] in _NOTE_SIGNS:  # the page ends with a footnote ("∗Please report …")
             continue
         end = _SENTENCE_END.search(first)
         cut = end.end() if end is not None else len(first)

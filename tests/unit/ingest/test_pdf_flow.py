@@ -119,6 +119,9 @@ def test_carry_sentences_only_where_a_sentence_goes_on() -> None:
     long = "and " + "so on " * MAX_CARRY
     assert carry_sentences(["It goes on", long]) == ["It goes on", long]
     assert carry_sentences(["A", "b.", "c."]) == ["A b.", "", "c."]
+    # a footnote marked with a sign ends the page: the next page's text is not its rest
+    signed = ["Text.\n∗Please report any issues at https://example.org/issues", "flags Set."]
+    assert carry_sentences(signed) == signed
     # a short last line is a heading, not a paragraph a page break cut
     assert carry_sentences(["4.2 Field functions", "asn1 delete"], [False, True]) == [
         "4.2 Field functions",
