@@ -38,7 +38,7 @@ from crag.ingest.pdf_fonts import Runs, headings_by_size
 from crag.titles import shorten
 from crag.types import Document, Heading
 
-__all__ = ["furniture", "load_pdf", "measure", "unwrap"]
+__all__ = ["furniture", "load_pdf", "measure", "unwrap", "url_goes_on"]
 
 EDGE_LINES = 2  # lines at the top and at the bottom of a page that may be furniture
 MAX_FURNITURE = 100  # characters: a running head is a name and a number, not a line of text
@@ -134,11 +134,40 @@ def unwrap(text: str, width: int) -> str:
             elif hyphen and line.lstrip()[:1].isupper():  # a compound's own hyphen: "S-Plus"
                 out[-1] = joined + line.strip()
             else:
-                out[-1] = f"{joined} {line.strip()}"
+                gap = "" if url_goes_on(joined, line.strip()) else " "
+                out[-1] = f"{joined}{gap}{line.strip()}"
         else:
             out.append(line)
         previous = line
     return "\n".join(out)
+
+
+_URL_END = re.compile(r"https?://[^\s{}<>\\\"]*$")  # (not into code: "…/#1}{\\nolinkurl")
+
+
+def url_goes_on(before: str, after: str) -> bool:
+    """The line `before` ends inside a URL that `after` goes on with: a typesetter breaks a
+    long URL after a "/", "." or "-" with no hyphen added ("https://docs.fedoraproject." +
+    "org/en-US/epel/)", "https://CRAN.R-project.org/" + "package=lattice)."), and a space
+    there made two words of it. After a dot the rest starts with a small letter or a digit
+    (a capital opens a sentence: "…/shared-mime-info." + "All"); after a slash it holds a
+    path's sign or closes a bracket ("…/wiki/" + "Reproducibility)"; not "…org/" + "and");
+    a capital after a dot goes on a host name if a path or a domain follows ("https://CRAN." +
+    "R-project.org/package=mda)")."""
+    url = _URL_END.search(before)
+    words = after.split()
+    if url is None or not words:
+        return False
+    end, rest = url.group(0), words[0]
+    if end.endswith("://") or end[-1] in "-_=?&#":
+        return True
+    if end[-1] == ".":
+        path = re.search(r"[/=]|\.\w{2,}", rest) is not None  # "R-project.org/package=mda)"
+        digits = rest[0].isdigit() and not rest.isdigit()  # a DOI's; not a listing's line number
+        return end[-2] not in "/)" and (rest[0].islower() or digits or path)
+    if end[-1] == "/":
+        return re.search(r"[./=_#?&~%]", rest) is not None or rest.endswith(")")
+    return False
 
 
 def _hyphenated(before: str, after: str) -> bool:

@@ -11,7 +11,7 @@ from tests.support.pdfs import pdf_pages
 
 from crag.ingest.chunking import Chunker
 from crag.ingest.loaders import LoadResult, load_file
-from crag.ingest.pdf import furniture, measure, unwrap
+from crag.ingest.pdf import furniture, measure, unwrap, url_goes_on
 from crag.types import Heading
 
 BODY = "The ferry leaves the harbour at dawn and returns before the evening tide."
@@ -147,6 +147,34 @@ def test_a_compounds_hyphen_before_a_capital_stays() -> None:
     text = unwrap(page, measure([page]))
     assert "the S and S-Plus environments, written" in text and "word identifier was" in text
     assert "ASN.1 OPTIONAL, unlike" in text and "cite, Addison-Wesley." in text
+
+
+def test_a_url_broken_across_lines_is_one_word_again() -> None:
+    page = (
+        "The Extra Packages for Enterprise Linux project (https://docs.fedoraproject.\n"
+        "org/en-US/epel/) provides ports of the Fedora RPMs for RedHat Enterprise Linux,\n"
+        "see the package at https://CRAN.R-project.org/ or the mirrors listed at https://\n"
+        "CRAN.R-project.org/mirrors.html for details."
+    )
+    text = unwrap(page, measure([page]))
+    assert "(https://docs.fedoraproject.org/en-US/epel/) provides" in text
+    assert "https://CRAN.R-project.org/ or the" in text
+    assert "https://CRAN.R-project.org/mirrors.html for" in text
+    for before, after, goes_on in [
+        ("at https://CRAN.R-project.org/", "package=lattice).", True),
+        ("at https://en.wikipedia.org/wiki/", "Reproducibility)", True),
+        ("at https://CRAN.", "R-project.org/package=mda)", True),
+        ("at https://doi.org/10.1080/10618600.1996.", "10474713)).", True),
+        ("at https://bioconductor.org/BiocViews.html#", "___Software)", True),
+        ("at https://www.freedesktop.org/standards/shared-mime-info.", "All of it", False),
+        ("at https://www.R-project.org/.", "it is", False),
+        ("at https://CRAN.R-project.org/", "and is mirrored", False),
+        ("the S-", "Plus manual", False),
+        # a listing's next line and its number: TeX code, not a URL
+        (r"\href{https://ctan.org/tex-archive/#1}{\nolinkurl{CTAN:#1}}%", r"144 \def", False),
+        ("https://www.unicode.org/Public/MAPPINGS/ISO8859/8859-16.TXT.", "1524 }", False),
+    ]:
+        assert url_goes_on(before, after) is goes_on, (before, after)
 
 
 def test_narrow_lines_are_left_alone() -> None:
