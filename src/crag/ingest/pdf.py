@@ -11,8 +11,8 @@ Why each part:
   of at least three pages (or of two, its number changed: a running head with the page
   number in it). What pdfplumber-based pipelines and unstructured call header/footer
   removal, done here on pypdf's text.
-- Line wraps are undone (`unwrap`): a PDF breaks every line, and the splitter cuts at line
-  breaks before it cuts at sentence ends, so chunks ended mid sentence.
+- Line wraps are undone (`crag.ingest.pdf_lines`): a PDF breaks every line, and the
+  splitter cuts at line breaks before it cuts at sentence ends, so chunks ended mid sentence.
 - The outline (bookmarks) gives each page the sections it holds, as Markdown headings do
   (`crag.headings`): a PDF's text carries no heading markup, but most manuals and papers made
   by a typesetter carry an outline, each entry pointing at its page. Each entry is found in
@@ -35,10 +35,11 @@ from crag.headings import MAX_HEADING
 from crag.ingest.doc_names import name_title
 from crag.ingest.pdf_flow import accented, body_size, carry_sentences, footnotes
 from crag.ingest.pdf_fonts import Runs, headings_by_size
+from crag.ingest.pdf_lines import WRAPPED, measure, unwrap
 from crag.titles import shorten
 from crag.types import Document, Heading
 
-__all__ = ["furniture", "load_pdf", "measure", "unwrap", "url_goes_on"]
+__all__ = ["furniture", "load_pdf"]
 
 EDGE_LINES = 2  # lines at the top and at the bottom of a page that may be furniture
 MAX_FURNITURE = 100  # characters: a running head is a name and a number, not a line of text
@@ -46,10 +47,6 @@ MAX_OUTLINE = 5_000  # outline entries read: a table of contents, not a concorda
 _DIGITS = re.compile(r"\d+")
 _ROMAN = re.compile(r"^[ivxlcdm]{1,6}$")
 _NUMBER = r"(?:\d+|[A-Z])(?:\.\d+)*\.?"  # a section number: "3", "3.3.", "A.1"
-# a line that opens a list item or a numbered heading: never the rest of a wrapped line
-_OPENS = re.compile(rf"^\s*(?:[•·▪◦‣∙*–—-]\s|\(?(?:\d+|[a-z])[.)]\s|{_NUMBER}\s+[A-Z])")
-WRAPPED = 0.8  # share of a full line's width from which a line is taken to be wrapped
-MIN_MEASURE = 40  # a document of narrower lines (tables, verse, columns) is left as it is
 
 
 def _key(line: str) -> str:
@@ -99,85 +96,6 @@ def furniture(pages: list[str]) -> list[str]:
                 drop.add(i)
         out.append("\n".join(line for i, line in enumerate(lines) if i not in drop))
     return out
-
-
-def measure(pages: list[str]) -> int:
-    """The width of a full line of the document (characters): the 90th percentile of its
-    lines' lengths, so a few long code or table lines do not set it."""
-    lengths = sorted(len(line.strip()) for page in pages for line in page.splitlines())
-    lengths = [n for n in lengths if n]
-    return lengths[int(0.9 * (len(lengths) - 1))] if lengths else 0
-
-
-def unwrap(text: str, width: int) -> str:
-    """`text` with the typesetter's line wraps undone: a line as long as a full line
-    (≥ WRAPPED of `width`) continues on the next, unless that one opens a list item or a
-    numbered heading, or the line ends with a colon (an example follows). A word hyphenated
-    across the wrap is joined ("iden-" + "tifier", "OP-" + "TIONAL"); a hyphen before a
-    capital and lower case is a compound's own and stays ("S-" + "Plus": "S-Plus", not
-    "S- Plus"). Short lines (code, tables, headings,
-    a paragraph's last line) keep their breaks; so do blank lines. Why: the splitter cuts at
-    line breaks before sentence ends, and a PDF breaks every line, so chunks ended mid
-    sentence ("The default weight value is" | "50, and the maximum is 100.") and a quote
-    ran on through every line without a full stop."""
-    if width < MIN_MEASURE:
-        return text
-    out: list[str] = []
-    previous = ""  # the last physical line read
-    for line in text.splitlines():
-        full = len(previous.strip()) >= WRAPPED * width and not previous.rstrip().endswith(":")
-        if out and full and line.strip() and not _OPENS.match(line):
-            joined = out[-1].rstrip()
-            hyphen = joined.endswith("-") and joined[-2:-1].isalpha()
-            if hyphen and _hyphenated(joined[:-1], line.lstrip()):
-                out[-1] = joined[:-1] + line.strip()
-            elif hyphen and line.lstrip()[:1].isupper():  # a compound's own hyphen: "S-Plus"
-                out[-1] = joined + line.strip()
-            else:
-                gap = "" if url_goes_on(joined, line.strip()) else " "
-                out[-1] = f"{joined}{gap}{line.strip()}"
-        else:
-            out.append(line)
-        previous = line
-    return "\n".join(out)
-
-
-_URL_END = re.compile(r"https?://[^\s{}<>\\\"]*$")  # (not into code: "…/#1}{\\nolinkurl")
-
-
-def url_goes_on(before: str, after: str) -> bool:
-    """The line `before` ends inside a URL that `after` goes on with: a typesetter breaks a
-    long URL after a "/", "." or "-" with no hyphen added ("https://docs.fedoraproject." +
-    "org/en-US/epel/)", "https://CRAN.R-project.org/" + "package=lattice)."), and a space
-    there made two words of it. After a dot the rest starts with a small letter or a digit
-    (a capital opens a sentence: "…/shared-mime-info." + "All"); after a slash it holds a
-    path's sign or closes a bracket ("…/wiki/" + "Reproducibility)"; not "…org/" + "and");
-    a capital after a dot goes on a host name if a path or a domain follows ("https://CRAN." +
-    "R-project.org/package=mda)")."""
-    url = _URL_END.search(before)
-    words = after.split()
-    if url is None or not words:
-        return False
-    end, rest = url.group(0), words[0]
-    if end.endswith("://") or end[-1] in "-_=?&#":
-        return True
-    if end[-1] == ".":
-        path = re.search(r"[/=]|\.\w{2,}", rest) is not None  # "R-project.org/package=mda)"
-        digits = rest[0].isdigit() and not rest.isdigit()  # a DOI's; not a listing's line number
-        return end[-2] not in "/)" and (rest[0].islower() or digits or path)
-    if end[-1] == "/":
-        return re.search(r"[./=_#?&~%]", rest) is not None or rest.endswith(")")
-    return False
-
-
-def _hyphenated(before: str, after: str) -> bool:
-    """A word was hyphenated where `before` ends and `after` begins: lower case goes on
-    ("iden" + "tifier"), or capitals go on capitals ("OP" + "TIONAL", an ASN.1 keyword); a
-    capital then lower case is a compound's second part ("Addison" + "Wesley")."""
-    tail = before.split()[-1] if before.split() else ""
-    return after[:1].islower() or (
-        len(tail) >= 2 and tail.isupper() and after[:2].isupper() and after[:2].isalpha()
-    )
 
 
 def _outline(reader: Any) -> list[tuple[int, int, str]]:

@@ -5,7 +5,7 @@ Why each part (measured on three of R's manuals as TeX typesets them, 206 pages)
 - **Footnotes.** A typesetter sets a footnote's mark as a small raised number glued to the
   word ("limited³"), and the footnote itself at the foot of the page. pypdf returns
   "limited3 to about 4095 bytes" and the footnote as the page's last lines, which
-  `crag.ingest.pdf.unwrap` then joined to the text's last sentence ("… elements of x. 3
+  `crag.ingest.pdf_lines.unwrap` then joined to the text's last sentence ("… elements of x. 3
   paste(..., collapse=ss) joins the arguments …"), and ".RData5" is not the name a question
   asks for. pypdf reports each run of text with its size (`crag.ingest.pdf_fonts.Runs`): a
   run of digits set small (≤ MARK_RATIO of the body size) that is followed by text of the
@@ -20,9 +20,8 @@ Why each part (measured on three of R's manuals as TeX typesets them, 206 pages)
   separated in the result by a single blank character," | "but this can be changed by …"),
   and neither was read. A page whose text ends inside a sentence (a letter, a digit, a comma,
   a hyphen) in a line as wide as the page's lines, followed by a page whose first line goes
-  on in lower case, gets that sentence's
-  rest, up to its end or MAX_CARRY characters, moved to it; the citation names the page the
-  sentence starts on.
+  on in lower case, gets that sentence's rest, up to its end or MAX_CARRY characters, moved
+  to it; the citation names the page the sentence starts on.
 - **Accents.** TeX's older fonts set an accent as a glyph of its own before its letter, and
   pypdf returns "Wirtschaftsuniversit¨at", "Fran¸cois": two words for keyword search, and
   an answer spelled so. A spacing accent before a letter it composes with (Unicode NFC) is
@@ -97,7 +96,8 @@ def footnotes(text: str, runs: list[Run], body: float) -> tuple[str, str]:
     block = lines[starts[0] :]
     for k, (number, _) in zip(starts, notes, strict=True):
         rest = lines[k][len(number) :].lstrip()  # LaTeX sets "1Remember": "1 Remember"
-        block[k - starts[0]] = f"{'' if k == starts[0] else chr(10)}{number} {rest}"
+        apart = "" if k == starts[0] else "\n"  # each footnote a paragraph
+        block[k - starts[0]] = f"{apart}{number} {rest}"
     return kept, "\n".join(block)
 
 

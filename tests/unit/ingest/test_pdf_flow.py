@@ -11,7 +11,7 @@ from crag.ingest.loaders import load_file
 from crag.ingest.pdf_flow import MAX_CARRY, accented, footnotes
 from crag.ingest.pdf_flow import carry_sentences as carried
 
-# lines as wide as a typeset page's, so that line wraps are undone (crag.ingest.pdf.unwrap)
+# lines as wide as a typeset page's, so that line wraps are undone (crag.ingest.pdf_lines.unwrap)
 LINES = [
     "Elementary commands consist of either expressions or assignments, and an expression",
     "given as a command is evaluated, printed and its value lost, while an assignment also",
