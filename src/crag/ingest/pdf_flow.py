@@ -22,10 +22,10 @@ Why each part (measured on three of R's manuals as TeX typesets them, 206 pages)
   a hyphen) in a line as wide as the page's lines, followed by a page whose first line goes
   on in lower case, gets that sentence's rest, up to its end or MAX_CARRY characters, moved
   to it; the citation names the page the sentence starts on.
-- **Accents.** TeX's older fonts set an accent as a glyph of its own before its letter, and
-  pypdf returns "Wirtschaftsuniversit¨at", "Fran¸cois": two words for keyword search, and
-  an answer spelled so. A spacing accent before a letter it composes with (Unicode NFC) is
-  put on it.
+- **Accents and ligatures.** TeX's older fonts set an accent as a glyph of its own before
+  its letter, and pypdf returns "Wirtschaftsuniversit¨at", "Fran¸cois": two words for
+  keyword search, and an answer spelled so. A spacing accent before a letter it composes
+  with (Unicode NFC) is put on it. A ligature ("ﬁ" in "deﬁnes") is written as its letters.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ _ACCENTS = {
 }  # fmt: skip
 _SPACING = re.compile(f"([{''.join(_ACCENTS)}])([^\\W\\d_])")
 _GRAVES = "`ˋ"
+_LIGATURES = str.maketrans({c: unicodedata.normalize("NFKC", c) for c in "ﬀﬁﬂﬃﬄﬅﬆ"})
 _DIGITS = re.compile(r"\d{1,3}")
 _ENDS_INSIDE = re.compile(r"[^\W_]-?$|[,;]$")  # a page's text ends inside a sentence
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s|$)")
@@ -157,7 +158,10 @@ def carry_sentences(pages: list[str], full: list[bool]) -> list[str]:
 
 def accented(text: str) -> str:
     """`text` with each spacing accent put on the letter after it, where Unicode composes the
-    two; a grave only inside a word (a backtick before a word is code's quote)."""
+    two; a grave only inside a word (a backtick before a word is code's quote). And with its
+    ligatures as letters ("deﬁnes" reads "defines"): keyword search folds them, but the
+    embedder, the reader and an answer's quote read the ligature as a sign of its own."""
+    text = text.translate(_LIGATURES)
 
     def put(match: re.Match[str]) -> str:
         accent, letter = match.group(1), match.group(2)

@@ -133,3 +133,4 @@ def test_spacing_accents_are_put_on_their_letters() -> None:
     assert accented("Wirtschaftsuniversit¨at Wien") == "Wirtschaftsuniversität Wien"
     assert accented("Fran¸cois and Mol`ere, Universit´e") == "François and Molère, Université"
     assert accented("run `ls` or ¨q") == "run `ls` or ¨q"  # a code quote; no such letter
+    assert accented("The package deﬁnes diﬀerent ﬂags") == "The package defines different flags"
