@@ -34,10 +34,11 @@ import re
 import unicodedata
 from collections import Counter
 
-__all__ = ["MARK_RATIO", "MAX_CARRY", "accented", "carry_sentences", "footnotes"]
+__all__ = ["MARK_RATIO", "MAX_CARRY", "NOTE_REACH", "accented", "carry_sentences", "footnotes"]
 
 MARK_RATIO = 0.8  # a footnote's number is set at most this share of the body size
 MAX_CARRY = 400  # characters of a sentence's rest moved back across a page break
+NOTE_REACH = 200  # the last lines of a page where its first footnote may start
 _OPENING = 20  # characters of a footnote's first run that find its line
 _NOTE_SIGNS = "*∗†‡§¶"  # a footnote marked with a sign, not a number
 # spacing accents as TeX's OT1 fonts set them, and the combining mark each stands for
@@ -103,9 +104,11 @@ def footnotes(text: str, runs: list[Run], body: float) -> tuple[str, str]:
 
 
 def _note_lines(lines: list[str], notes: list[tuple[str, str]]) -> list[int]:
-    """The lines the footnotes open, in order, the first as late on the page as it can be:
-    each opens with its number and then its first words, as the runs gave them ([] when
-    some footnote opens no line after the one before)."""
+    """The lines the footnotes open, in order, the first as late on the page as it can be
+    and among its last NOTE_REACH lines (footnotes stand at the foot; a page of thousands of
+    numbered lines is searched in bounded time): each opens with its number and then its
+    first words, as the runs gave them ([] when some footnote opens no line after the one
+    before)."""
 
     def opens(line: str, number: str, words: str) -> bool:
         rest = line[len(number) :].lstrip() if line.startswith(number) else None
@@ -113,7 +116,7 @@ def _note_lines(lines: list[str], notes: list[tuple[str, str]]) -> list[int]:
 
     if not notes:
         return []
-    for start in range(len(lines) - 1, -1, -1):
+    for start in range(len(lines) - 1, max(len(lines) - NOTE_REACH, 0) - 1, -1):
         if not opens(lines[start], *notes[0]):
             continue
         found, at = [start], start + 1

@@ -3,12 +3,13 @@ their letters (crag.ingest.pdf_flow), on real PDFs written for the test and on t
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from tests.support.pdfs import pdf_pages
 
 from crag.ingest.loaders import load_file
-from crag.ingest.pdf_flow import MAX_CARRY, accented, footnotes
+from crag.ingest.pdf_flow import MAX_CARRY, NOTE_REACH, accented, footnotes
 from crag.ingest.pdf_flow import carry_sentences as carried
 
 # lines as wide as a typeset page's, so that line wraps are undone (crag.ingest.pdf_lines.unwrap)
@@ -89,6 +90,20 @@ def test_a_listings_small_line_numbers_are_no_footnotes_and_latex_labels_are_rea
         "3 Installation\nIt is available on CTAN: the archive.",
         "3 CTAN:pkg/hypbmsec",
     )
+
+
+def test_a_page_of_numbered_lines_is_searched_for_footnotes_in_bounded_time() -> None:
+    # a hostile page: 20,000 lines that open like footnote 1, footnote 2 nowhere
+    text = "word1 here\n" + "\n".join(["1 x"] * 20_000)
+    runs = [(0, 10.0, "word"), (0, 6.0, "1"), (0, 10.0, "here"), (0, 6.0, "1"),
+            (0, 8.0, "x"), (0, 10.0, "more"), (0, 6.0, "2"), (0, 10.0, "z"), (0, 6.0, "2"),
+            (0, 8.0, "y")]  # fmt: skip
+    started = time.monotonic()
+    assert footnotes(text, runs, 10.0) == (text, "")
+    assert time.monotonic() - started < 2.0
+    # the first footnote starts within the page's last NOTE_REACH lines, or is none
+    page = "word1 here\n1 x\n" + "\n".join(["text"] * NOTE_REACH)
+    assert footnotes(page, runs[:5], 10.0) == (page, "")
 
 
 def test_a_sentence_cut_by_a_page_break_is_carried_whole(tmp_path: Path) -> None:
