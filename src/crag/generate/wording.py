@@ -6,9 +6,9 @@ looks the answer up as a span. A small model copies its source imperfectly: it s
 the other way ("4" for "four"), writes a type between other brackets ("Box[T]" for
 "Box<T>"), or drops a letter of a name ("Sostatus of Cnidus" read from "Sostratus of Cnidus",
 which the answer check then let through only as a paraphrase, misspelled), or drops a hidden
-name's leading dot ("First()" for R's ".First()"). `source_wording`
-gives the source's own words for each case, or None when the source holds the answer as
-written, or holds no near form of it.
+name's leading dot ("First()" for R's ".First()"). `source_wording` gives the source's own
+words for each case, or None when the source holds the answer as written, or holds no near
+form of it.
 """
 
 from __future__ import annotations

@@ -56,8 +56,9 @@ __all__ = [
 # cross-references and wrapped inline literals read as text (crag.html_sphinx); a Markdown page
 # that opens with a rule ("---") never closed as front matter keeps its headings; a PDF page's
 # footnotes are set apart from its text and their marks taken off their words, a sentence a
-# page break cut is whole on the page it starts on, and TeX's spacing accents are on their
-# letters (crag.ingest.pdf_flow).
+# page break cut is whole on the page it starts on, TeX's spacing accents are on their letters
+# and its ligatures are letters (crag.ingest.pdf_flow); a compound's hyphen at a line's end
+# stays, and a URL broken across lines is one word (crag.ingest.pdf_lines).
 LAYOUTS = {
     "txt": "releases-1",
     "text": "releases-1",
