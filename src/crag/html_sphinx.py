@@ -33,12 +33,12 @@ from typing import Any
 __all__ = ["unfold_descriptions"]
 
 # A permalink Sphinx (and MkDocs' toc extension) puts after a title or a described object.
-_PERMALINK = '//a[contains(concat(" ", normalize-space(@class), " "), " headerlink ")]'
+_CLASS = 'contains(concat(" ", normalize-space(@class), " "), " {} ")'  # the element's class
+_PERMALINK = f"//a[{_CLASS.format('headerlink')}]"
 # A line of a reStructuredText line block (`| value: …`), text straight in a <div>.
 _LINE = '//div[contains(concat(" ", @class, " "), " line-block ")]/div[@class="line"]'
 # A cross-reference in the page's main text ("role=main": Sphinx's themes), outside a table of
 # contents (a toctree's list, a "contents" topic), which lists pages and sections by link.
-_CLASS = 'contains(concat(" ", normalize-space(@class), " "), " {} ")'
 _REFERENCE = (
     f'//*[@role="main"]//a[{_CLASS.format("reference")}]'
     f"[not(ancestor::*[{_CLASS.format('toctree-wrapper')} or {_CLASS.format('contents')}])]"

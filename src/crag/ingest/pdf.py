@@ -33,8 +33,8 @@ from typing import Any
 from crag.errors import LoaderError
 from crag.headings import MAX_HEADING
 from crag.ingest.doc_names import name_title
-from crag.ingest.pdf_flow import accented, body_size, carry_sentences, footnotes
-from crag.ingest.pdf_fonts import Runs, headings_by_size
+from crag.ingest.pdf_flow import accented, carry_sentences, footnotes
+from crag.ingest.pdf_fonts import Runs, body_size, headings_by_size
 from crag.ingest.pdf_lines import WRAPPED, measure, unwrap
 from crag.titles import shorten
 from crag.types import Document, Heading

@@ -32,9 +32,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
 
-__all__ = ["MARK_RATIO", "MAX_CARRY", "NOTE_REACH", "accented", "carry_sentences", "footnotes"]
+__all__ = [
+    "MARK_RATIO",
+    "MAX_CARRY",
+    "NOTE_REACH",
+    "accented",
+    "carry_sentences",
+    "footnotes",
+]
 
 MARK_RATIO = 0.8  # a footnote's number is set at most this share of the body size
 MAX_CARRY = 400  # characters of a sentence's rest moved back across a page break
@@ -55,14 +61,6 @@ _ENDS_INSIDE = re.compile(r"[^\W_]-?$|[,;]$")  # a page's text ends inside a sen
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s|$)")
 
 Run = tuple[int, float, str]  # (page index, size, text), as crag.ingest.pdf_fonts.Runs
-
-
-def body_size(runs: list[Run]) -> float:
-    """The size most characters are set in."""
-    sizes: Counter[float] = Counter()
-    for _, size, text in runs:
-        sizes[size] += len(text)
-    return sizes.most_common(1)[0][0] if sizes else 0.0
 
 
 def footnotes(text: str, runs: list[Run], body: float) -> tuple[str, str]:

@@ -24,7 +24,7 @@ from typing import Any
 
 from crag.headings import MAX_HEADING
 
-__all__ = ["HEADING_RATIO", "Runs", "headings_by_size"]
+__all__ = ["HEADING_RATIO", "Runs", "body_size", "headings_by_size"]
 
 HEADING_RATIO = 1.2  # a heading is set at least this much larger than the body text
 MAX_LARGE_SHARE = 0.25  # more large text than this: sizes are layout, not headings
@@ -53,15 +53,20 @@ class Runs:
         return visit
 
 
+def body_size(runs: list[tuple[int, float, str]]) -> float:
+    """The size most characters are set in (0 without runs)."""
+    sizes: Counter[float] = Counter()
+    for _, size, text in runs:
+        sizes[size] += len(text)
+    return sizes.most_common(1)[0][0] if sizes else 0.0
+
+
 def headings_by_size(runs: list[tuple[int, float, str]]) -> list[tuple[int, int, str]]:
     """(page index, level, text) of the runs set as headings, in reading order; level 1 is
     the largest size found."""
-    chars: Counter[float] = Counter()
-    for _, size, text in runs:
-        chars[size] += len(text)
-    if not chars:
+    if not runs:
         return []
-    body = chars.most_common(1)[0][0]
+    body = body_size(runs)
     large: list[tuple[int, float, str]] = []
     previous: tuple[int, float] | None = None  # the run before, if it was large
     for page, size, text in runs:
@@ -73,7 +78,7 @@ def headings_by_size(runs: list[tuple[int, float, str]]) -> list[tuple[int, int,
         else:
             large.append((page, size, text))
         previous = (page, size)
-    if sum(len(t) for _, _, t in large) > MAX_LARGE_SHARE * sum(chars.values()):
+    if sum(len(t) for _, _, t in large) > MAX_LARGE_SHARE * sum(len(t) for _, _, t in runs):
         return []
     pages_of: dict[str, set[int]] = {}
     for page, _, text in large:
