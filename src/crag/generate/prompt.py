@@ -98,7 +98,8 @@ def reading_request(
     it). Sources are quoted data:
     invisible characters removed, fake delimiters, [n] markers and role labels defanged
     (`crag.generate.framing`), one line each. The instructions and examples come first and
-    never change, so a llama.cpp slot keeps them cached from one question to the next."""
+    never change, so a llama.cpp slot keeps them cached from one question to the next, and
+    a new process restores them (`keep_prefix`, crag.models.llm.prompt_state)."""
     listing = "\n\n".join(f"[{s.n}] {_labelled(s)}" for s in sources)
     return ChatRequest(
         messages=(
@@ -111,4 +112,5 @@ def reading_request(
         purpose=purpose,
         logprobs=logprobs,
         stop=stop,
+        keep_prefix=True,
     )

@@ -115,6 +115,7 @@ class LLMJudge:
             temperature=0.0,
             top_logprobs=self.top_logprobs,
             purpose=self.purpose,
+            keep_prefix=True,  # the instructions: the same for every passage
         )
         result = self.llm.chat(request)
         if result.first_token_logprobs:

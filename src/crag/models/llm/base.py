@@ -38,6 +38,9 @@ class ChatRequest:
     seed: int = 0
     purpose: str = ""  # what the call is for ("evaluate", "generate"): recorded in traces
     json_schema: Mapping[str, object] | None = None  # ask for JSON matching this schema
+    # the messages before the last recur across calls (instructions, examples): a provider
+    # may keep their computed state from one process to the next (llama.cpp: prompt_state)
+    keep_prefix: bool = False
 
     @classmethod
     def of(cls, system: str, user: str, **kwargs: Any) -> ChatRequest:

@@ -11,6 +11,7 @@ tests put a real OpenAI-compatible server in front of the packaged model.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable
@@ -19,17 +20,29 @@ from typing import Any
 
 from crag.errors import LLMError, ModelLoadError
 from crag.models.llm.base import ChatRequest, ChatResult, Health
+from crag.models.llm.prompt_state import SLOT, PromptStates, state_name
 from crag.models.llm.wire import StreamFold, openai_body, parse_completion
 
 __all__ = ["LlamaCppLLM", "parse_completion"]
 
-_SERVERS: dict[tuple[str, int, int, int], Any] = {}
+log = logging.getLogger(__name__)
+
+# one server per model file and shape, with the prompt states kept for it (None: not kept)
+_SERVERS: dict[tuple[str, int, int, int], tuple[Any, PromptStates | None]] = {}
 _SERVERS_LOCK = threading.Lock()
 
 
 def _server(
-    path: Path, ctx_per_slot: int, parallel: int, threads: int, port: int = 0, alias: str = ""
-) -> Any:
+    path: Path,
+    ctx_per_slot: int,
+    parallel: int,
+    threads: int,
+    port: int = 0,
+    alias: str = "",
+    states: Path | None = None,
+) -> tuple[Any, PromptStates | None]:
+    """The server of `path` (loaded once per process and shape) and its prompt states, kept
+    in `states` (the folder of the instance that loaded it: the server saves files there)."""
     key = (str(path), ctx_per_slot, parallel, port)
     with _SERVERS_LOCK:
         if key in _SERVERS:
@@ -50,12 +63,32 @@ def _server(
         params.port = port  # 0: a free port (see `LlamaCppLLM.server_url`)
         if alias:
             params.model_alias = {alias}  # the id its /v1/models lists
+        if states is not None:  # prompt states (prompt_state.py); llama.cpp appends the name
+            params.slot_save_path = f"{states}{os.sep}"
+            params.endpoint_slots = True
         try:
             server = xlc.Server(params)
         except Exception as exc:
             raise ModelLoadError(f"llama.cpp could not load {path}: {exc}") from exc
-        _SERVERS[key] = server
-        return server
+
+        def post(endpoint: str, body: dict[str, Any]) -> dict[str, Any]:
+            import httpx
+
+            reply = httpx.post(f"{server.listening_address}{endpoint}", json=body, timeout=60)
+            return reply.json()  # type: ignore[no-any-return]
+
+        _SERVERS[key] = (server, PromptStates(states, post) if states is not None else None)
+        return _SERVERS[key]
+
+
+def _build() -> str:
+    """The llama.cpp build a saved state belongs to: the xllamacpp wheel's version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("xllamacpp")
+    except PackageNotFoundError:  # pragma: no cover - a dependency of crag
+        return "unknown"
 
 
 def _raise_if_error(response: Any, model: str) -> dict[str, Any]:
@@ -73,7 +106,12 @@ def _raise_if_error(response: Any, model: str) -> dict[str, Any]:
 
 
 class LlamaCppLLM:
-    """A local GGUF model. `model` is a packaged name (see `packaged.py`) or a .gguf path."""
+    """A local GGUF model. `model` is a packaged name (see `packaged.py`) or a .gguf path.
+
+    `keep_states`: a request with `keep_prefix` restores the computed state of its fixed lead
+    saved by an earlier process, and saves it where none was (in `<models_dir>/states` of the
+    instance that loaded the model: instances naming the same file share one server).
+    """
 
     provider = "local"
 
@@ -86,6 +124,7 @@ class LlamaCppLLM:
         parallel: int = 2,
         threads: int | None = None,
         port: int = 0,
+        keep_states: bool = True,
     ) -> None:
         self.name = model
         self._port = port
@@ -94,6 +133,9 @@ class LlamaCppLLM:
         self._parallel = parallel
         self._threads = threads or max(1, os.cpu_count() or 1)
         self._server: Any = None
+        self._path: Path | None = None
+        self._keep_states = keep_states
+        self._states: PromptStates | None = None
         self._lock = threading.Lock()
 
     def load(self) -> None:
@@ -103,9 +145,32 @@ class LlamaCppLLM:
                 from crag.models.llm.packaged import resolve_gguf
 
                 path = resolve_gguf(self.name, self._models_dir)
-                self._server = _server(
-                    path, self._ctx, self._parallel, self._threads, self._port, self.name
+                folder = self._models_dir / "states"
+                self._server, states = _server(
+                    path, self._ctx, self._parallel, self._threads, self._port, self.name, folder
                 )
+                self._states = states if self._keep_states else None
+                self._path = path
+
+    def _body(self, request: ChatRequest, stream: bool) -> tuple[dict[str, Any], str | None]:
+        """The request's body, and the name of the state to save after it (None: none).
+
+        The first call of a process for a fixed lead runs on slot `SLOT`, after its saved
+        state is restored there; where none could be, its own is saved once it is done."""
+        body = openai_body(request, stream=stream)
+        states = self._states
+        if states is None or not request.keep_prefix or len(request.messages) < 2:
+            return body, None
+        assert self._path is not None
+        try:
+            name = state_name(self._path, _build(), self._ctx, request)
+        except OSError as exc:
+            log.info("no prompt state for %s: %s", self._path, exc)
+            return body, None
+        if not states.first_use(name):
+            return body, None
+        body["id_slot"] = SLOT
+        return body, None if states.restore(name) else name
 
     def server_url(self) -> str:
         """The OpenAI-compatible URL llama.cpp's embedded server listens on (loopback only).
@@ -138,19 +203,24 @@ class LlamaCppLLM:
 
     def chat(self, request: ChatRequest) -> ChatResult:
         self.load()
+        body, save = self._body(request, stream=False)
         try:
-            response = self._server.handle_chat_completions(openai_body(request, stream=False))
+            response = self._server.handle_chat_completions(body)
         except Exception as exc:
             raise LLMError(
                 f"local model {self.name!r}: llama.cpp failed: {exc}",
                 provider="local",
                 model=self.name,
             ) from exc
-        return parse_completion(_raise_if_error(response, self.name), self.name)
+        result = parse_completion(_raise_if_error(response, self.name), self.name)
+        if save and self._states:
+            self._states.save(save)
+        return result
 
     def stream(self, request: ChatRequest, on_token: Callable[[str], None]) -> ChatResult:
         """Generate with `stream: true`, handing each text delta to `on_token`."""
         self.load()
+        body, save = self._body(request, stream=True)
         fold = StreamFold(on_token)
         errors: list[str] = []
 
@@ -165,9 +235,7 @@ class LlamaCppLLM:
             fold.feed(chunk)
 
         try:
-            result = self._server.handle_chat_completions(
-                openai_body(request, stream=True), on_chunk
-            )
+            result = self._server.handle_chat_completions(body, on_chunk)
         except Exception as exc:
             raise LLMError(
                 f"local model {self.name!r}: llama.cpp failed: {exc}",
@@ -178,4 +246,6 @@ class LlamaCppLLM:
             _raise_if_error(result, self.name)
         if errors:
             raise LLMError(f"{self.name}: {errors[0]}", provider="local", model=self.name)
+        if save and self._states:
+            self._states.save(save)
         return fold.result(self.name)
