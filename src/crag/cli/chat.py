@@ -82,14 +82,10 @@ class ChatSession:
     def warm_up(self) -> None:
         """Load the embedder and every local model now, not during the first question."""
         self.index.embedder.embed(["warm up"], kind="query")
-        c = self.pipeline.components
-        for part in (c.evaluator, c.generator, c.reranker, c.refiner):
-            obj, hops = part, 0
-            while obj is not None and hops < 4:
-                load = getattr(obj, "load", None)
-                if callable(load):
-                    load()
-                obj, hops = getattr(obj, "llm", None), hops + 1
+        from crag.pipeline.loadables import loadables
+
+        for model in loadables(self.pipeline.components).values():
+            model.load()
 
     def ask(self, question: str) -> Any:
         from crag.followup import Turn, ask_followup

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from crag.config import Settings
 from crag.index.store import Index
 from crag.pipeline import Pipeline
+from crag.pipeline.loadables import loadables
 from crag.server.gate import Gate
 from crag.server.jobs import JobRunner
 
@@ -65,17 +66,8 @@ class Runtime:
 
     # -- readiness -----------------------------------------------------------------------
     def _loadables(self) -> dict[str, Any]:
-        """Objects with a `load()` reachable from the pipeline's components through `.llm`:
-        the local models (a remote provider has nothing to load)."""
-        found: dict[str, Any] = {}
-        c = self.pipeline.components
-        for part in (c.evaluator, c.generator, c.reranker, c.refiner):
-            obj, hops = part, 0
-            while obj is not None and hops < 4:
-                if callable(getattr(obj, "load", None)):
-                    found.setdefault(str(getattr(obj, "name", type(obj).__name__)), obj)
-                obj, hops = getattr(obj, "llm", None), hops + 1
-        return found
+        """The local models reachable from the pipeline (a remote provider has none)."""
+        return loadables(self.pipeline.components)
 
     def warm_up(self) -> None:
         """Load the models and the embedder now, so the first question does not pay for it."""

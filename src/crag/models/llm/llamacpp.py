@@ -11,6 +11,7 @@ tests put a real OpenAI-compatible server in front of the packaged model.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
@@ -81,6 +82,7 @@ def _server(
         return _SERVERS[key]
 
 
+@functools.cache
 def _build() -> str:
     """The llama.cpp build a saved state belongs to: the xllamacpp wheel's version."""
     from importlib.metadata import PackageNotFoundError, version
