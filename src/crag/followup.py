@@ -114,6 +114,7 @@ class FollowUps:
             completion_tokens=result.completion_tokens,
             latency_ms=(time.perf_counter() - started) * 1000,
             provider=str(getattr(self.llm, "provider", "")),
+            cached_tokens=result.cached_tokens,
         )
         raw = result.text
         rewritten = self._clean(raw)

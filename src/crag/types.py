@@ -151,6 +151,8 @@ class ModelCall:
     latency_ms: float
     provider: str = ""  # local, ollama, openai, ...
     attempts: int = 1  # HTTP requests it took (more than one: retried after an error)
+    # prompt tokens the server did not compute again: its cache, or a state restored from disk
+    cached_tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)

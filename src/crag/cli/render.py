@@ -86,7 +86,8 @@ def _print_trace(answer: Answer) -> None:
     if t.reflection is not None:
         _print_reflection(t.reflection)
     calls = Table(title="model calls", title_justify="left")
-    for col in ("role", "model", "purpose", "calls", "prompt tok", "completion tok", "ms"):
+    heads = ("role", "model", "purpose", "calls", "prompt tok", "cached", "completion tok", "ms")
+    for col in heads:
         calls.add_column(col, justify="left" if col in ("role", "model", "purpose") else "right")
     grouped: dict[tuple[str, str, str], list[ModelCall]] = {}
     for c in t.calls:
@@ -94,7 +95,8 @@ def _print_trace(answer: Answer) -> None:
     for (role, model, purpose), cs in grouped.items():
         calls.add_row(
             role, model, purpose, str(len(cs)), str(sum(c.prompt_tokens for c in cs)),
-            str(sum(c.completion_tokens for c in cs)), f"{sum(c.latency_ms for c in cs):.0f}",
+            str(sum(c.cached_tokens for c in cs)), str(sum(c.completion_tokens for c in cs)),
+            f"{sum(c.latency_ms for c in cs):.0f}",
         )  # fmt: skip
     console.print(calls)
     stages = Table(title="stages", title_justify="left")

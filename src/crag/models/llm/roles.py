@@ -95,6 +95,7 @@ class RoleLLM:
                     latency_ms=(time.perf_counter() - started) * 1000,
                     provider=self.provider,
                     attempts=result.attempts,
+                    cached_tokens=result.cached_tokens,
                 )
             )
 
