@@ -87,6 +87,7 @@ def test_failures_leave_no_file_and_raise_nothing(tmp_path: Path) -> None:
 
     (tmp_path / "prompt-b.bin").write_bytes(b"state")
     assert not PromptStates(tmp_path, unreachable).restore("prompt-b.bin")
+    assert (tmp_path / "prompt-b.bin").exists()  # the server was not reached: the file stays
     PromptStates(tmp_path, unreachable).save("prompt-c.bin")
     assert not (tmp_path / "prompt-c.bin").exists()
 

@@ -15,9 +15,9 @@ file (path, size, modification time), the llama.cpp build, the slot's context si
 text of the messages before the last one (the fixed lead). A state that does not match the
 next prompt token for token is not reused past the first difference: llama.cpp compares the
 tokens. Files are written under a temporary name and renamed into place, so a half-written
-state is never read; a state that fails to restore is deleted and saved again. It is a cache:
-every failure is logged (at INFO) and the call goes on as if there were none. At most `KEEP`
-states are kept (the least recently used go), about 15 MB each for the 1.5B model.
+state is never read; a state the server refuses to restore is deleted and saved again. It is
+a cache: every failure is logged (at INFO) and the call goes on as if there were none. At
+most `KEEP` states are kept (the least recently used go), about 15 MB each for the 1.5B model.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import Any
 
 from crag.models.llm.base import ChatRequest
 
-__all__ = ["KEEP", "PromptStates", "state_name"]
+__all__ = ["KEEP", "SLOT", "PromptStates", "state_name"]
 
 log = logging.getLogger(__name__)
 
@@ -80,12 +80,13 @@ class PromptStates:
             return False
         try:
             reply = self._post(f"/slots/{SLOT}?action=restore", {"filename": name})
-        except Exception as exc:  # a cache: the call goes on without it
+        except Exception as exc:  # a cache: the call goes on without it; the file may be fine
             log.info("prompt state %s not restored: %s", path, exc)
-            reply = {}
+            return False
         if reply.get("n_restored"):
             os.utime(path)  # recently used: the last to be pruned
             return True
+        # the server read it and refused it (truncated, another format): save a new one
         log.info("prompt state %s could not be restored (%s); deleting it", path, reply)
         path.unlink(missing_ok=True)
         return False
