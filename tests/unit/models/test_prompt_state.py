@@ -11,7 +11,7 @@ import pytest
 
 from crag.models.llm import ChatRequest
 from crag.models.llm.base import Message
-from crag.models.llm.prompt_state import KEEP, PromptStates, state_name
+from crag.models.llm.prompt_state import KEEP, PromptStates, model_identity, state_name
 
 
 def _request(last: str, lead: str = "Answer briefly.") -> ChatRequest:
@@ -43,13 +43,14 @@ def model_file(tmp_path: Path) -> Path:
 
 
 def test_the_name_follows_the_lead_not_the_last_message(model_file: Path) -> None:
-    name = state_name(model_file, "1.0", 4096, _request("Where is Paris?"))
-    assert name == state_name(model_file, "1.0", 4096, _request("Who built it?"))
-    assert name != state_name(model_file, "1.0", 4096, _request("Where?", lead="Be long."))
-    assert name != state_name(model_file, "1.1", 4096, _request("Where is Paris?"))
-    assert name != state_name(model_file, "1.0", 2048, _request("Where is Paris?"))
+    model = model_identity(model_file, "1.0", 4096)
+    name = state_name(model, _request("Where is Paris?"))
+    assert name == state_name(model, _request("Who built it?"))
+    assert name != state_name(model, _request("Where?", lead="Be long."))
+    assert name != state_name(model_identity(model_file, "1.1", 4096), _request("Where is Paris?"))
+    assert name != state_name(model_identity(model_file, "1.0", 2048), _request("Where is Paris?"))
     os.utime(model_file, ns=(1, 1))  # another file at the same path: another state
-    assert name != state_name(model_file, "1.0", 4096, _request("Where is Paris?"))
+    assert name != state_name(model_identity(model_file, "1.0", 4096), _request("Where is Paris?"))
     assert name.startswith("prompt-") and name.endswith(".bin") and "/" not in name
 
 

@@ -11,8 +11,6 @@ tests put a real OpenAI-compatible server in front of the packaged model.
 
 from __future__ import annotations
 
-import functools
-import logging
 import os
 import threading
 from collections.abc import Callable
@@ -21,12 +19,10 @@ from typing import Any
 
 from crag.errors import LLMError, ModelLoadError
 from crag.models.llm.base import ChatRequest, ChatResult, Health
-from crag.models.llm.prompt_state import SLOT, PromptStates, state_name
+from crag.models.llm.prompt_state import SLOT, PromptStates, model_identity, state_name
 from crag.models.llm.wire import StreamFold, openai_body, parse_completion
 
 __all__ = ["LlamaCppLLM", "parse_completion"]
-
-log = logging.getLogger(__name__)
 
 # one server per model file and shape, with the prompt states kept for it (None: not kept)
 _SERVERS: dict[tuple[str, int, int, int], tuple[Any, PromptStates | None]] = {}
@@ -78,11 +74,13 @@ def _server(
             reply = httpx.post(f"{server.listening_address}{endpoint}", json=body, timeout=60)
             return reply.json()  # type: ignore[no-any-return]
 
-        _SERVERS[key] = (server, PromptStates(states, post) if states is not None else None)
+        kept = None
+        if states is not None:
+            kept = PromptStates(states, post, model_identity(path, _build(), ctx_per_slot))
+        _SERVERS[key] = (server, kept)
         return _SERVERS[key]
 
 
-@functools.cache
 def _build() -> str:
     """The llama.cpp build a saved state belongs to: the xllamacpp wheel's version."""
     from importlib.metadata import PackageNotFoundError, version
@@ -135,7 +133,6 @@ class LlamaCppLLM:
         self._parallel = parallel
         self._threads = threads or max(1, os.cpu_count() or 1)
         self._server: Any = None
-        self._path: Path | None = None
         self._keep_states = keep_states
         self._states: PromptStates | None = None
         self._lock = threading.Lock()
@@ -152,7 +149,6 @@ class LlamaCppLLM:
                     path, self._ctx, self._parallel, self._threads, self._port, self.name, folder
                 )
                 self._states = states if self._keep_states else None
-                self._path = path
 
     def _body(self, request: ChatRequest, stream: bool) -> tuple[dict[str, Any], str | None]:
         """The request's body, and the name of the state to save after it (None: none).
@@ -163,12 +159,7 @@ class LlamaCppLLM:
         states = self._states
         if states is None or not request.keep_prefix or len(request.messages) < 2:
             return body, None
-        assert self._path is not None
-        try:
-            name = state_name(self._path, _build(), self._ctx, request)
-        except OSError as exc:
-            log.info("no prompt state for %s: %s", self._path, exc)
-            return body, None
+        name = state_name(states.identity, request)
         if not states.first_use(name):
             return body, None
         body["id_slot"] = SLOT

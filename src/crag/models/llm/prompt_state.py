@@ -32,7 +32,7 @@ from typing import Any
 
 from crag.models.llm.base import ChatRequest
 
-__all__ = ["KEEP", "SLOT", "PromptStates", "state_name"]
+__all__ = ["KEEP", "SLOT", "PromptStates", "model_identity", "state_name"]
 
 log = logging.getLogger(__name__)
 
@@ -40,13 +40,21 @@ KEEP = 8  # states kept per folder: one per model and lead (reader, verifier, la
 SLOT = 0  # the slot a first call runs on, so that its state is the one saved
 
 
-def state_name(model_file: Path, build: str, ctx_per_slot: int, request: ChatRequest) -> str:
-    """The file name of the state of `request`'s fixed lead (every message but the last)."""
+def model_identity(model_file: Path, build: str, ctx_per_slot: int) -> str:
+    """What a state of a loaded model depends on besides its prompt: the model file (path, size,
+    modification time), the llama.cpp build and the slot's context size, as one hash."""
     stat = model_file.stat()
     digest = hashlib.sha256()
     for part in (str(model_file.resolve()), str(stat.st_size), str(stat.st_mtime_ns), build,
                  str(ctx_per_slot)):  # fmt: skip
         digest.update(part.encode() + b"\0")
+    return digest.hexdigest()
+
+
+def state_name(identity: str, request: ChatRequest) -> str:
+    """The file name of the state of `request`'s fixed lead (every message but the last) on
+    the model `identity` names (`model_identity`)."""
+    digest = hashlib.sha256(identity.encode() + b"\0")
     for m in request.messages[:-1]:
         digest.update(m.role.encode() + b"\0" + m.content.encode() + b"\0")
     return f"prompt-{digest.hexdigest()[:32]}.bin"
@@ -56,11 +64,18 @@ class PromptStates:
     """Restores and saves slot states of one llama.cpp server in `folder`.
 
     `post(path, body)` sends a request to the server's HTTP endpoint and returns its JSON
-    reply (injected, so the tests can drive it without a model).
+    reply (injected, so the tests can drive it without a model); `identity` is the loaded
+    model's (`model_identity`), computed once per server.
     """
 
-    def __init__(self, folder: Path, post: Callable[[str, dict[str, Any]], dict[str, Any]]):
+    def __init__(
+        self,
+        folder: Path,
+        post: Callable[[str, dict[str, Any]], dict[str, Any]],
+        identity: str = "",
+    ) -> None:
         self.folder = folder
+        self.identity = identity
         self._post = post
         self._seen: set[str] = set()
         self._lock = threading.Lock()
