@@ -33,6 +33,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from crag.ingest.pdf_lines import hyphen_join
+
 __all__ = [
     "MARK_RATIO",
     "MAX_CARRY",
@@ -149,10 +151,7 @@ def carry_sentences(pages: list[str], full: list[bool]) -> list[str]:
         if cut > MAX_CARRY:
             continue
         carried, left = first[:cut], first[cut:].strip()
-        if before.endswith("-") and before[-2:-1].isalpha():
-            out[i] = before[:-1] + carried
-        else:
-            out[i] = f"{before} {carried}"
+        out[i] = hyphen_join(before, carried) or f"{before} {carried}"  # (lower case goes on)
         out[i + 1] = f"{left}\n{rest}" if left and rest else left or rest
     return out
 

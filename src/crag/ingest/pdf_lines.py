@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MIN_MEASURE", "WRAPPED", "measure", "unwrap", "url_goes_on"]
+__all__ = ["MIN_MEASURE", "WRAPPED", "hyphen_join", "measure", "unwrap", "url_goes_on"]
 
 _NUMBER = r"(?:\d+|[A-Z])(?:\.\d+)*\.?"  # a section number: "3", "3.3.", "A.1"
 # a line that opens a list item or a numbered heading: never the rest of a wrapped line
@@ -46,11 +46,9 @@ def unwrap(text: str, width: int) -> str:
         full = len(previous.strip()) >= WRAPPED * width and not previous.rstrip().endswith(":")
         if out and full and line.strip() and not _OPENS.match(line):
             joined = out[-1].rstrip()
-            hyphen = joined.endswith("-") and joined[-2:-1].isalpha()
-            if hyphen and _hyphenated(joined[:-1], line.lstrip()):
-                out[-1] = joined[:-1] + line.strip()
-            elif hyphen and line.lstrip()[:1].isupper():  # a compound's own hyphen: "S-Plus"
-                out[-1] = joined + line.strip()
+            hyphened = hyphen_join(joined, line.strip())
+            if hyphened is not None:
+                out[-1] = hyphened
             else:
                 gap = "" if url_goes_on(joined, line.strip()) else " "
                 out[-1] = f"{joined}{gap}{line.strip()}"
@@ -86,6 +84,18 @@ def url_goes_on(before: str, after: str) -> bool:
     if end[-1] == "/":
         return re.search(r"[./=_#?&~%]", rest) is not None or rest.endswith(")")
     return False
+
+
+def hyphen_join(before: str, after: str) -> str | None:
+    """`before` and `after` as one line where `before` ends with a hyphen after a letter:
+    the hyphen dropped where a word was hyphenated ("iden-" + "tifier"), kept where it is a
+    compound's own ("S-" + "Plus": "S-Plus"); None where `before` ends with no such hyphen
+    or `after` goes on with neither."""
+    if not (before.endswith("-") and before[-2:-1].isalpha()):
+        return None
+    if _hyphenated(before[:-1], after):
+        return before[:-1] + after
+    return before + after if after[:1].isupper() else None
 
 
 def _hyphenated(before: str, after: str) -> bool:
