@@ -16,7 +16,7 @@ import math
 from collections import Counter
 from typing import Any
 
-from crag.refine.strips import sentences
+from crag.refine.sentences import sentences
 from crag.titles import searchable
 
 __all__ = ["document_frequencies", "focus", "idf", "term_weights"]

@@ -44,7 +44,7 @@ MODES = (Mode.RAG, Mode.CRAG, Mode.SELF_CRAG)
 
 def premise_caught(answer: Any) -> bool:
     """Refused, or says (in a sentence of its own) that the sources do not support it."""
-    from crag.refine.strips import sentences
+    from crag.refine.sentences import sentences
     from crag.reflect import is_refusal
 
     return answer.refused or any(is_refusal(s) for s in sentences(answer.text))

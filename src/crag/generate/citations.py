@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from crag.refine.strips import CAPITALS, in_section, sentences
+from crag.refine.sentences import CAPITALS, sentences
+from crag.refine.strips import in_section
 from crag.symbols import SYMBOL
 from crag.titles import heading_of, title_of
 from crag.titles import titled as titled_chunks

@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from crag.index.numerals import accented_digits, as_digits
-from crag.refine.strips import CAPITALS
+from crag.refine.sentences import CAPITALS
 from crag.symbols import SYMBOL, symbolic, symbols
 
 __all__ = [

@@ -31,7 +31,7 @@ from crag.generate.instructions import drop_instructions, is_instruction
 from crag.generate.matching import find_in_sources, span_of
 from crag.headings import inline_text
 from crag.refine.rewrite_check import content_forms, content_words, forms
-from crag.refine.strips import BULLET, sentences
+from crag.refine.sentences import BULLET, sentences
 
 __all__ = ["MAX_QUOTE", "STOP", "Explain", "close_marker", "quote"]
 

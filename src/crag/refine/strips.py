@@ -5,8 +5,9 @@ code (`CRAG/scripts/internal_knowledge_preparation.py`):
 
 - `selection`: each chunk is one strip (whole-passage selection);
 - `excerption`: runs of three sentences (`excerpt_sentences`), never longer than
-  `excerpt_chars` (sentences are cut at `.`/`!`/`?` followed by a space and a capital or
-  digit, or at a line break; Markdown headings are dropped, they hold no answer);
+  `excerpt_chars` (sentences as `crag.refine.sentences` cuts them: at `.`/`!`/`?` followed by
+  a space and a capital or digit, or at a blank line; Markdown headings are dropped, they
+  hold no answer);
 - `fixed_num`: fixed windows of `window_words` words (50 in the paper).
 
 Every strip is scored by the same retrieval evaluator as the chunks, and what the generator
@@ -31,6 +32,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from crag.headings import link_text, sections
+from crag.refine.sentences import sentence_blocks
 from crag.titles import names, with_title
 from crag.types import Chunk, Strip
 
@@ -38,37 +40,15 @@ if TYPE_CHECKING:  # a protocol for annotations only: grading's trainer imports 
     from crag.grading.base import RetrievalEvaluator
 
 __all__ = [
-    "BULLET",
-    "CAPITALS",
     "RefineMode",
     "Refiner",
     "decompose",
     "in_section",
     "option_entry",
-    "sentences",
 ]
 
 RefineMode = Literal["selection", "excerption", "fixed_num"]
-# A sentence ends at `.`/`!`/`?`/`…` and any closing quotes or brackets after it (kept with the
-# sentence), before whitespace and a capital or digit (possibly opening a quote) or a list
-# item's bullet ("… read from. * ``130`` -- The process received a SIGINT": a strip's
-# sentences are joined on one line, where the blank line before the item is gone), or before
-# a line that is an option (and its argument) alone: a PDF's option list, whose entries no
-# blank line parts ("… at startup.\n--restore\n--no-restore\nControl whether saved images …";
-# not curl's "… saving.\n--alt-svc can be used several times …", a sentence of the entry);
-# or at a blank line. The split happens at the whitespace ("gap", "option") only, so no
-# character is lost.
-CAPITALS = "A-ZÀ-ÖØ-ÞÇĞİÖŞÜ"  # the capital letters a sentence opens with, as a regex class body
-_BULLET_MARK = r"[*•‣-][ \t]+"  # a list item's bullet and the space after it
-BULLET = re.compile(rf"^{_BULLET_MARK}")  # one opening a sentence (the quote leaves it out)
-_SENTENCE_END = re.compile(
-    rf"[.!?…][\"'”’)\]]*(?P<gap>\s+)(?=[\"'“‘(\[]?[{CAPITALS}0-9]|{_BULLET_MARK}\S)"
-    r"|[.!?…][\"'”’)\]]*(?P<option>[ \t]*\n\s*)(?=--?[^\W\d_]\S*(?:[ \t]+\S+)?[ \t]*\n)"
-    r"|(?P<blank>\n\s*\n)"
-)
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
 _COMPOUND = re.compile(r"\w+(?:[-_.]\w+)+")  # one name joined by "-", "_" or "." (no space)
-_BLANK = re.compile(r"\n\s*\n")
 # An entry of an option list, as a man page or --help writes it: the option first, then its
 # description ("-t sort by time", "-T, --tabsize=COLS assume …", "-i[SUFFIX], --in-place",
 # "-1 list one file per line"); a number ("-40 degrees") is not one. As Markdown writes an
@@ -78,60 +58,6 @@ _BLANK = re.compile(r"\n\s*\n")
 _OPTION_ENTRY = re.compile(
     r"(?:[-*+][ \t]+)?(?:[`'‘]|\*\*)?--?(?:[^\W\d_][\w?-]*|\d)(?:[=\[,`'’*]|\s|$)"
 )
-# a code fence's line: the code ends (or starts) there, and so does a sentence — a page's
-# text often follows a code block on the next line ("}\n```\nThe type of x is …"); a
-# thematic break ("---") too, and it holds no text; and a rule of "=" (a plain-text section's
-# separator, a setext or reStructuredText underline, a simple table's border); and a Sphinx
-# code directive's line (".. code-block:: cmake"), which a rendered page does not show: a quote
-# ran on into it ("… may be created with source files: .. code-block:: cmake")
-_FENCE_LINE = re.compile(
-    r"^(?:\s{0,3}(?:`{3,}.*|~{3,}.*|(?:([-*_=])[ \t]*(?:\1[ \t]*){2,}))"
-    r"|[ \t]*\.\.[ \t]+(?:code-block|code|sourcecode|parsed-literal)::.*)$",
-    re.MULTILINE,
-)
-
-
-_ABBREVIATION = re.compile(
-    r"(?:\b(?:Dr|Mr|Mrs|Ms|Prof|St|Sr|Jr|No|vs|etc|e\.g|i\.e|Inc|Ltd|Co)|\b[A-Z])\.$"
-)
-
-
-def _split(text: str) -> list[tuple[str, bool]]:
-    """Pieces of `text`, each with whether a blank line ended it (after a stop or not)."""
-    pieces: list[tuple[str, bool]] = []
-    start = 0
-    for match in _SENTENCE_END.finditer(text):
-        name = next(g for g in ("gap", "option", "blank") if match.group(g))
-        gap = match.span(name)
-        blank = _BLANK.search(text, gap[0], gap[1]) is not None  # a stop and a blank line too
-        pieces.append((text[start : gap[0]], blank))
-        start = gap[1]
-    pieces.append((text[start:], True))
-    return pieces
-
-
-def sentence_blocks(text: str) -> list[tuple[str, bool]]:
-    """`sentences(text)`, each with whether it ends a block: a blank line, a heading or a
-    fence line came after it, not just a stop (`_excerpts` keeps that break in a strip)."""
-    text = _FENCE_LINE.sub("\n\n", _HEADING.sub("\n\n", text))
-    out: list[tuple[str, bool]] = []
-    for raw, ends in _split(text):
-        piece = " ".join(raw.split())
-        if not piece:
-            if out:
-                out[-1] = (out[-1][0], True)
-            continue
-        if out and _ABBREVIATION.search(out[-1][0]):
-            out[-1] = (f"{out[-1][0]} {piece}", ends)  # "Dr." / "J." ended no sentence
-        else:
-            out.append((piece, ends))
-    return out
-
-
-def sentences(text: str) -> list[str]:
-    """Sentences of `text`, whitespace collapsed, Markdown heading and code fence lines
-    removed (each ends a sentence)."""
-    return [s for s, _ in sentence_blocks(text)]
 
 
 def option_entry(text: str) -> bool:
