@@ -252,11 +252,15 @@ def check_answer(
             notes.append(f"verified {out.short!r} against [{out.evidence}]: P(yes) {p:.2f}")
             out.verified = Verification(out.short, out.evidence, p, verify_cut)
             if not out.verified.passed:
-                out.reason = "the passage that holds the answer does not state it as the answer"
+                # the passage holds the proposed answer, not necessarily *the* answer: say so
+                out.reason = (
+                    "the passage the proposed answer comes from does not state it as the "
+                    "answer to this question"
+                )
                 return out
         # a NaN score compares False: an unknown score does not refuse
         elif evidence_floor is not None and (score := _best_score(evidence)) < evidence_floor:
-            out.reason = "the passage that holds the answer is not about the question"
+            out.reason = "the passage the proposed answer comes from is not about the question"
             notes.append(
                 f"the evidence for {out.short!r} in [{out.evidence}] scored {score:.2f}, below "
                 f"{evidence_floor:.2f}"

@@ -274,7 +274,9 @@ def test_when_the_evaluator_is_unsure_the_passage_must_state_the_answer() -> Non
     out = Written(ScriptedLLM("Buzz Aldrin [2]"), verifier=no).generate(
         question, strips(*MOON), evidence_floor=0.1
     )
-    assert out.refused and "does not state it" in out.text
+    # the reason says what is true: the passage holds a proposed answer, not the answer
+    reason = "the passage the proposed answer comes from does not state it as the answer to this"
+    assert out.refused and reason in out.text, out.text
     asked, passage = no.seen[0]
     assert asked.endswith("Answer: Buzz Aldrin") and passage == MOON[1]
     yes = FixedVerifier(0.9)
