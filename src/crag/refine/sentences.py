@@ -67,7 +67,7 @@ def _split(text: str) -> list[tuple[str, bool]]:
 
 def sentence_blocks(text: str) -> list[tuple[str, bool]]:
     """`sentences(text)`, each with whether it ends a block: a blank line, a heading or a
-    fence line came after it, not just a stop (`_excerpts` keeps that break in a strip)."""
+    fence line came after it, not just a stop (a strip keeps that break: `crag.refine.strips`)."""
     text = _FENCE_LINE.sub("\n\n", _HEADING.sub("\n\n", text))
     out: list[tuple[str, bool]] = []
     for raw, ends in _split(text):
