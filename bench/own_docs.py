@@ -83,6 +83,19 @@ def run(questions: Path, docs: Path, data: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def summary(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """The counts of a run: answerable questions matched and refused, absent ones answered."""
+    answerable = [r for r in rows if r["expected"] != ABSENT]
+    absent = [r for r in rows if r["expected"] == ABSENT]
+    return {
+        "answerable": len(answerable),
+        "matched": sum(r["match"] for r in answerable),
+        "refused": sum(r["refused"] for r in answerable),
+        "absent": len(absent),
+        "absent_answered": sum(not r["refused"] for r in absent),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("questions", type=Path)
@@ -95,17 +108,9 @@ def main() -> None:
             rows = run(args.questions, args.docs, Path(tmp))
     else:
         rows = run(args.questions, args.docs, args.data)
-    answerable = [r for r in rows if r["expected"] != ABSENT]
-    absent = [r for r in rows if r["expected"] == ABSENT]
-    summary = {
-        "answerable": len(answerable),
-        "matched": sum(r["match"] for r in answerable),
-        "refused": sum(r["refused"] for r in answerable),
-        "absent": len(absent),
-        "absent_answered": sum(not r["refused"] for r in absent),
-    }
-    console.print(summary)
-    result = {"machine": machine_info(), "questions": str(args.questions), "summary": summary}
+    counts = summary(rows)
+    console.print(counts)
+    result = {"machine": machine_info(), "questions": str(args.questions), "summary": counts}
     console.print(f"written {write_results(args.out or 'own_docs', {**result, 'rows': rows})}")
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import console, machine_info, write_results
-from bench.own_docs import ABSENT, run
+from bench.own_docs import run, summary
 
 SETS = Path(__file__).resolve().parent / "data" / "own_docs"
 _TMP_PATH = re.compile(r"/tmp/[\w.-]+")
@@ -46,18 +46,6 @@ def folder_of(path: Path, sets: Path = SETS) -> Path | None:
         return folder_of(sets / f"{other[1]}.tsv", sets)
     found = _TMP_PATH.search(head)
     return Path(found[0]) if found else None
-
-
-def summary(rows: list[dict[str, Any]]) -> dict[str, int]:
-    answerable = [r for r in rows if r["expected"] != ABSENT]
-    absent = [r for r in rows if r["expected"] == ABSENT]
-    return {
-        "answerable": len(answerable),
-        "matched": sum(r["match"] for r in answerable),
-        "refused": sum(r["refused"] for r in answerable),
-        "absent": len(absent),
-        "absent_answered": sum(not r["refused"] for r in absent),
-    }
 
 
 def changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
