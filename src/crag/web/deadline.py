@@ -7,20 +7,27 @@ an httpcore network backend whose connect, TLS handshake, reads and writes each 
 time left until the deadline of the fetch running in this thread, and fail with a timeout once
 it has passed. The deadline is per thread (`Deadline.run`), so one transport serves parallel
 fetches, each with its own.
+
+Given a `guard`, the backend also decides where it connects: the guard resolves the host and
+checks its addresses (`crag.web.addresses`), and the backend connects to those addresses, in
+order, never resolving the name again (a second resolution is what DNS rebinding exploits).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import httpcore
 import httpx
 
-__all__ = ["Deadline", "DeadlineBackend", "deadline_transport"]
+__all__ = ["Deadline", "DeadlineBackend", "Guard", "deadline_transport"]
+
+# (host, port, seconds left or None) -> the addresses to connect to, each already checked
+Guard = Callable[[str, int, float | None], list[str]]
 
 
 class Deadline:
@@ -74,10 +81,12 @@ class _Stream(httpcore.NetworkStream):
 
 
 class DeadlineBackend(httpcore.SyncBackend):
-    """`httpcore.SyncBackend` whose connections obey the calling thread's `Deadline`."""
+    """`httpcore.SyncBackend` whose connections obey the calling thread's `Deadline` and, given
+    a `guard`, go only to the addresses the guard resolved and checked."""
 
-    def __init__(self, deadline: Deadline) -> None:
+    def __init__(self, deadline: Deadline, guard: Guard | None = None) -> None:
         self.deadline = deadline
+        self.guard = guard
 
     def connect_tcp(
         self,
@@ -88,12 +97,23 @@ class DeadlineBackend(httpcore.SyncBackend):
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.NetworkStream:
         left = self.deadline.left(timeout, httpcore.ConnectTimeout)
-        stream = super().connect_tcp(host, port, left, local_address, socket_options)
-        return _Stream(stream, self.deadline)
+        if self.guard is None:
+            stream = super().connect_tcp(host, port, left, local_address, socket_options)
+            return _Stream(stream, self.deadline)
+        failed: httpcore.ConnectError | None = None
+        for address in self.guard(host, port, left):
+            left = self.deadline.left(timeout, httpcore.ConnectTimeout)
+            try:
+                stream = super().connect_tcp(address, port, left, local_address, socket_options)
+            except httpcore.ConnectError as exc:  # the next address, as the system's connect does
+                failed = exc
+                continue
+            return _Stream(stream, self.deadline)
+        raise failed or httpcore.ConnectError(f"{host} has no address to connect to")
 
 
 class _Transport(httpx.HTTPTransport):
-    def __init__(self, deadline: Deadline) -> None:
+    def __init__(self, deadline: Deadline, guard: Guard | None) -> None:
         super().__init__()
         # httpx.HTTPTransport takes no network backend; its pool is rebuilt with one, with the
         # SSL context and limits httpx would have used (certifi, system proxies not used).
@@ -102,10 +122,11 @@ class _Transport(httpx.HTTPTransport):
             max_connections=100,
             max_keepalive_connections=20,
             keepalive_expiry=5.0,
-            network_backend=DeadlineBackend(deadline),
+            network_backend=DeadlineBackend(deadline, guard),
         )
 
 
-def deadline_transport(deadline: Deadline) -> httpx.HTTPTransport:
-    """An httpx transport whose every network operation obeys `deadline`."""
-    return _Transport(deadline)
+def deadline_transport(deadline: Deadline, guard: Guard | None = None) -> httpx.HTTPTransport:
+    """An httpx transport whose every network operation obeys `deadline`, connecting only where
+    `guard` (if any) allows."""
+    return _Transport(deadline, guard)

@@ -1,98 +1,42 @@
 """Reading result pages safely: SSRF check on every hop, a deadline, a size cap, HTML only.
 
-A search result is a URL chosen by someone else. Before each request (the first and every
-redirect, which are followed by hand for that reason) the host is resolved and *every*
-address it resolves to must be public: private, loopback, link-local, multicast, reserved and
-unspecified addresses are refused (`BlockedAddressError`), as are IPv4 addresses wrapped in
-IPv6 forms. `allow_private_addresses` turns this off for local test servers only.
+A search result is a URL chosen by someone else. Each request (the first and every redirect,
+which are followed by hand for that reason) may reach public addresses only: the host is
+resolved once, as the connection is made, every address it resolves to must be public, and the
+connection goes to a checked address (`crag.web.addresses`), so a DNS server that answers
+differently for a check and a connection (DNS rebinding) gains nothing. `allow_private_addresses`
+turns this off for local test servers only. With an injected `transport`, whose connections
+are its own, each hop's host is checked before the request instead.
 
 The body is streamed and cut at `max_bytes` (the page is kept, marked truncated), and only
-HTML, XHTML and plain text are read. One wall-clock `timeout` bounds the whole fetch: connect,
-headers, body and every redirect hop together, enforced at the socket (`crag.web.deadline`),
-so a server that trickles its headers or body, a redirect chain or a slow connect ends it
-within the deadline. (Name resolution is not bounded by it.)
-
-Known limit: the address is checked, then httpx resolves the name again to connect; a DNS
-server that answers differently within that window (DNS rebinding) is not caught.
+HTML, XHTML and plain text are read. One wall-clock `timeout` bounds the whole fetch: name
+resolution, connect, headers, body and every redirect hop together, enforced at the socket
+(`crag.web.deadline`), so a slow resolver, a server that trickles its headers or body, a
+redirect chain or a slow connect ends it within the deadline.
 """
 
 from __future__ import annotations
 
-import ipaddress
-import socket
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 
 from crag.errors import BlockedAddressError, PageFetchError
+from crag.web.addresses import (
+    Resolver,
+    check_public,
+    check_target,
+    public_addresses,
+    resolve_within,
+    system_resolver,
+)
 from crag.web.deadline import Deadline, deadline_transport
 
 __all__ = ["FetchedPage", "PageFetcher", "check_public"]
 
 READABLE = ("text/html", "application/xhtml+xml", "text/plain")
-Resolver = Callable[[str, int], list[str]]
-
-
-def _resolve(host: str, port: int) -> list[str]:
-    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return sorted({str(info[4][0]) for info in infos})
-
-
-def _internal(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    if isinstance(ip, ipaddress.IPv6Address):
-        inner = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
-        if inner is not None and _internal(inner):
-            return True
-        if ip in ipaddress.IPv6Network("64:ff9b::/96"):  # NAT64 of an IPv4 address
-            return _internal(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
-    return (
-        ip.is_private
-        or ip.is_loopback
-        or ip.is_link_local
-        or ip.is_multicast
-        or ip.is_reserved
-        or ip.is_unspecified
-        or not ip.is_global
-    )
-
-
-def check_public(url: str, resolver: Resolver = _resolve) -> None:
-    """Raise `BlockedAddressError` unless every address `url`'s host resolves to is public."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https"):
-        raise BlockedAddressError(url, f"scheme {parts.scheme!r} is not http(s)")
-    host = parts.hostname
-    if not host:
-        raise BlockedAddressError(url, "no host")
-    try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-    except ValueError as exc:
-        raise BlockedAddressError(url, f"bad port: {exc}") from exc
-    try:
-        addresses = [host] if _is_ip(host) else resolver(host, port)
-    except OSError as exc:
-        raise PageFetchError(url, f"cannot resolve {host}: {exc}") from exc
-    if not addresses:
-        raise PageFetchError(url, f"{host} resolves to no address")
-    for address in addresses:
-        ip = ipaddress.ip_address(address.split("%")[0])
-        if _internal(ip):
-            raise BlockedAddressError(
-                url,
-                f"{host} resolves to {ip}, an internal address (SSRF protection; "
-                "web.allow_private_addresses=true allows it for local test servers)",
-            )
-
-
-def _is_ip(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host.split("%")[0])
-    except ValueError:
-        return False
-    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +61,7 @@ class PageFetcher:
         allow_private_addresses: bool = False,
         user_agent: str = "crag",
         transport: httpx.BaseTransport | None = None,
-        resolver: Resolver = _resolve,
+        resolver: Resolver = system_resolver,
     ) -> None:
         self.timeout = timeout
         self.max_bytes = max_bytes
@@ -125,10 +69,13 @@ class PageFetcher:
         self.allow_private = allow_private_addresses
         self._resolver = resolver
         self._deadline = Deadline()
+        # our own connections are checked as they are made; an injected transport's are not
+        self._pinned = transport is None and not allow_private_addresses
+        guard = self._public if self._pinned else None
         self._client = httpx.Client(
             timeout=httpx.Timeout(timeout),
             follow_redirects=False,
-            transport=transport or deadline_transport(self._deadline),
+            transport=transport or deadline_transport(self._deadline, guard),
             headers={"User-Agent": user_agent, "Accept": "text/html,text/plain;q=0.8"},
         )
 
@@ -143,7 +90,9 @@ class PageFetcher:
         for _hop in range(self.max_redirects + 1):
             if time.perf_counter() > deadline:
                 raise PageFetchError(url, f"timed out after {self.timeout}s (redirects)")
-            if not self.allow_private:
+            if self._pinned:
+                check_target(current)  # resolved and checked as it connects (self._public)
+            elif not self.allow_private:
                 check_public(current, self._resolver)
             elif urlsplit(current).scheme not in ("http", "https"):
                 raise BlockedAddressError(current, "not an http(s) URL")
@@ -160,11 +109,26 @@ class PageFetcher:
         request then)."""
         request = self._client.build_request("GET", current)
         try:
-            return self._client.send(request, stream=True)
+            return self._request(request, current)
         except (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError) as exc:
             if time.perf_counter() > deadline:
                 raise PageFetchError(asked, f"{type(exc).__name__}: {exc}") from exc
+            return self._request(request, current)
+
+    def _request(self, request: httpx.Request, current: str) -> httpx.Response:
+        try:
             return self._client.send(request, stream=True)
+        except PageFetchError as exc:  # from `_public` as it connected: name this hop's URL
+            raise type(exc)(current, exc.reason) from exc
+
+    def _public(self, host: str, port: int, seconds: float | None) -> list[str]:
+        """The addresses a connection to `host` may use: resolved once, within the `seconds`
+        left of the fetch, every one public (the `Guard` of `crag.web.deadline`)."""
+
+        def resolve(name: str, number: int) -> list[str]:
+            return resolve_within(self._resolver, name, number, seconds)
+
+        return public_addresses(f"{host}:{port}", host, port, resolve)
 
     def _get(self, current: str, asked: str, deadline: float, started: float) -> FetchedPage | str:
         try:
