@@ -12,16 +12,23 @@ Built-in names:
   (pure numpy, 16 languages incl. Turkish).
 - anything else: a sentence-transformers model name (downloaded from the hub where there is a
   network) or a local path.
+
+A local folder holding a plain stack (transformer, mean or [CLS] pooling, normalisation: the
+packaged MiniLM is one) is run by transformers alone (`crag.models.plain_embedder`), which
+spares each new process the ~2.9 s import of sentence-transformers and gives the same vectors;
+everything else is loaded by sentence-transformers.
 """
 
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
 from crag.errors import ModelLoadError
+from crag.models.plain_embedder import PlainEmbedder, plain_stack
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -181,6 +188,15 @@ def canonical_name(model: str) -> str:
     return model
 
 
+def _bi_encoder(model: str, *, name: str | None = None, **options: Any) -> Embedder:
+    """`model` run by transformers alone when it is a local folder holding a plain stack,
+    else by sentence-transformers (module docstring); `options` go to either."""
+    stack = plain_stack(model) if Path(model).is_dir() else None
+    if stack is not None:
+        return PlainEmbedder(stack, name=name or model, **options)
+    return SentenceTransformerEmbedder(model, name=name, **options)
+
+
 def make_embedder(model: str, *, batch_size: int = 64, device: str = "cpu") -> Embedder:
     """Build the embedder named in config (`embedding.model`)."""
     key = model.strip().lower()
@@ -188,18 +204,18 @@ def make_embedder(model: str, *, batch_size: int = 64, device: str = "cpu") -> E
         return USEMultilingualEmbedder(batch_size=batch_size)
     if key in _MINILM_NAMES:
         path = _packaged_minilm_path()
-        return SentenceTransformerEmbedder(
+        return _bi_encoder(
             path or "sentence-transformers/all-MiniLM-L6-v2",
             name="sentence-transformers/all-MiniLM-L6-v2",
             batch_size=batch_size,
             device=device,
         )
     if "e5" in key:  # E5 models are trained with these prefixes
-        return SentenceTransformerEmbedder(
+        return _bi_encoder(
             model,
             batch_size=batch_size,
             device=device,
             query_prefix="query: ",
             document_prefix="passage: ",
         )
-    return SentenceTransformerEmbedder(model, batch_size=batch_size, device=device)
+    return _bi_encoder(model, batch_size=batch_size, device=device)
