@@ -23,6 +23,7 @@ from crag.grading import ActionTrigger
 from crag.index.store import Index
 from crag.ingest.ingestor import Ingestor
 from crag.pipeline import build_pipeline
+from crag.pipeline.nodes import NOTHING_FOUND
 from crag.server import create_app
 
 # each test asks one to three questions: about a minute each on two quiet cores, far more on
@@ -232,7 +233,7 @@ def test_a_refusal_at_375_px(browser, url, shots) -> None:
         assert page.inner_text("#refusal").startswith("No answer.")
         assert page.locator("#sources li").count() == 0
         assert page.inner_text("#verdict") == "INCORRECT"
-        assert "do not contain the answer" in page.inner_text("#refusal")  # and why
+        assert NOTHING_FOUND in page.inner_text("#refusal")  # and why
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 375, f"the page scrolls sideways at 375 px ({width} px wide)"
         page.screenshot(path=shots / "7-refusal-375px.png", full_page=True)

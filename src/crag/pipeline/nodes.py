@@ -37,7 +37,11 @@ from crag.trace import (
 )
 from crag.types import ScoredChunk, Strip, Verdict
 
-__all__ = ["NODES", "Node"]
+__all__ = ["NODES", "NOTHING_FOUND", "Node"]
+
+# The refusal's reason when nothing retrieved was trusted and there is no web search. It says
+# what crag knows: the passages it found do not seem to answer; not that the documents lack it.
+NOTHING_FOUND = "none of the passages found in the indexed sources seems to answer this"
 
 
 class Node(Protocol):
@@ -147,11 +151,10 @@ def web_search(state: CragState, runtime: Runtime[Components]) -> CragState:
         else "no retrieved passage held a relevant strip, and "
     )
     if c.web is None:
-        # The user is told the truth about the sources; the missing search is a trace note.
+        # The user is told the truth about the sources (NOTHING_FOUND); the missing search is
+        # a trace note.
         detail = why_local.removesuffix(", and ") if incorrect else ""
-        reason = "the indexed sources do not contain the answer" + (
-            f" ({detail})" if detail else ""
-        )
+        reason = NOTHING_FOUND + (f" ({detail})" if detail else "")
         return {
             "web_strips": [],
             "refuse_reason": reason,

@@ -13,7 +13,7 @@ from crag.generate.generated import Generated
 from crag.grading.escalation import Escalation
 from crag.grading.trigger import ActionTrigger
 from crag.modes import Mode
-from crag.pipeline.nodes import NODES
+from crag.pipeline.nodes import NODES, NOTHING_FOUND
 from crag.pipeline.state import Components, CragState
 from crag.refine.strips import Refiner
 from crag.trace import Trace, add_trace
@@ -129,7 +129,7 @@ def test_a_judge_that_rejects_it_makes_it_incorrect_and_the_refusal_says_so() ->
     state, _ = _run(Judge(0.4), ("retrieve", "rerank", "evaluate", "web_search"))
     assert state["verdict"] is Verdict.INCORRECT
     reason = state["refuse_reason"]
-    assert reason.startswith("the indexed sources do not contain the answer")
+    assert reason.startswith(NOTHING_FOUND)
     assert "judged the best retrieved passage not to answer it (P(yes) 0.40, below 0.70)" in reason
     assert "below the 0.20 needed" not in reason  # its score, 0.3, was above lower
 
