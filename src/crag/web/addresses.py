@@ -9,7 +9,7 @@ Checking a name and then letting the HTTP client resolve it again to connect lea
 a DNS server that answers with a public address for the check and an internal one for the
 connection (DNS rebinding) reaches the internal one. So the page reader resolves each host once,
 at connect time, checks every address, and connects to a checked address itself
-(`crag.web.deadline.DeadlineBackend` with `pinned_addresses`); TLS still verifies the
+(`crag.web.deadline.DeadlineBackend` with a `guard`); TLS still verifies the
 certificate against the host's name. The resolution is bounded by the fetch's deadline too.
 """
 
