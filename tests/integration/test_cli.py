@@ -90,6 +90,7 @@ def test_ask_json_trace_and_graph(
     question = "When was the telephone patented?"
     out = crag("ask", question, "--json", data_dir=data, **env)  # the real process, cold models
     assert out.returncode == 0, out.stderr
+    assert out.stderr == ""  # no library's load bars or deprecation notes beside the answer
     answer = json.loads(out.stdout)
     assert answer["question"] == question and answer["verdict"] in {"correct", "ambiguous"}
     trace = Trace.model_validate(answer["trace"])  # the typed schema reads it back

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from crag.errors import ModelLoadError
+from crag.models._quiet import quiet_transformers
 
 __all__ = [
     "PACKAGED_EVALUATOR",
@@ -119,6 +120,7 @@ class CrossEncoderEvaluator:
             return self._loaded
 
     def _load(self) -> tuple[Any, Any, Any]:
+        quiet_transformers()
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 import numpy as np
 
 from crag.errors import ModelLoadError
+from crag.models._quiet import quiet_transformers
 from crag.models.plain_embedder import PlainEmbedder, plain_stack
 
 if TYPE_CHECKING:
@@ -53,20 +54,6 @@ class Embedder(Protocol):
     def embed(self, texts: list[str], kind: Kind = "document") -> np.ndarray:
         """Return an (n, dim) float32 array of unit-length vectors."""
         ...
-
-
-def _quiet_transformers() -> None:
-    """Hide the weight-loading progress bars: crag draws its own progress."""
-    import os
-
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    try:
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.disable_progress_bar()
-    except Exception:  # transformers is optional for non-ST embedders
-        pass
 
 
 def _normalise(vectors: np.ndarray) -> np.ndarray:
@@ -102,7 +89,7 @@ class SentenceTransformerEmbedder:
         with self._lock:
             if self._model is None:
                 try:
-                    _quiet_transformers()
+                    quiet_transformers()
                     from sentence_transformers import SentenceTransformer
 
                     self._model = SentenceTransformer(self.model_ref, device=self.device)

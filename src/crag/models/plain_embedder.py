@@ -27,6 +27,7 @@ from typing import Any, Literal
 import numpy as np
 
 from crag.errors import ModelLoadError
+from crag.models._quiet import quiet_transformers
 
 __all__ = ["PlainEmbedder", "PlainStack", "plain_stack"]
 
@@ -110,6 +111,7 @@ class PlainEmbedder:
     def _load(self) -> tuple[Any, Any]:
         with self._lock:
             if self._model is None:
+                quiet_transformers()
                 try:
                     from transformers import AutoModel, AutoTokenizer
 
