@@ -5,14 +5,15 @@ Importing sentence-transformers costs about 2.9 s on the 2-core machine crag is 
 transformers a bi-encoder needs, and every `crag ask` or `crag ingest` is a new process. Most
 bi-encoders, the packaged all-MiniLM-L6-v2 among them, are a plain stack: a transformer, mean or
 [CLS] pooling, and perhaps L2 normalisation (`modules.json`). For such a folder this module
-does what sentence-transformers does — strip each text, lower-case it if the folder says so,
-truncate at its `max_seq_length`, pool over the attention mask — and normalises, as crag
+does what sentence-transformers does — strip each text, truncate it at the folder's
+`max_seq_length`, pool over the attention mask — and normalises, as crag
 asks sentence-transformers to (`normalize_embeddings`), with
 `AutoTokenizer` and `AutoModel`, and the vectors agree with sentence-transformers' to within
 float rounding (checked by tests/unit/models/test_plain_embedder.py on the packaged model), so
 an index built either way serves queries embedded the other way.
 
-Anything else (a hub name, a Dense layer, prompts, another pooling) is not a plain stack:
+Anything else (a hub name, a Dense layer, prompts, another pooling, lower-casing, which
+sentence-transformers does in the tokenizer's normaliser) is not a plain stack:
 `plain_stack` returns None and `crag.models.embedder` loads it with sentence-transformers.
 """
 
@@ -43,7 +44,6 @@ class PlainStack:
 
     folder: Path
     max_seq_length: int
-    do_lower_case: bool
     pooling: Literal["mean", "cls"]
     dim: int
 
@@ -68,7 +68,7 @@ def plain_stack(folder: str | Path) -> PlainStack | None:
         extra = _json(st_config) if st_config.is_file() else {}
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         return None
-    if extra.get("prompts") or extra.get("default_prompt_name"):
+    if extra.get("prompts") or extra.get("default_prompt_name") or config.get("do_lower_case"):
         return None
     modes = [mode for key, mode in _POOL_MODES.items() if pooling.get(key)]
     others = [k for k, v in pooling.items() if k.startswith("pooling_mode") and v]
@@ -77,8 +77,7 @@ def plain_stack(folder: str | Path) -> PlainStack | None:
     length, dim = config.get("max_seq_length"), pooling.get("word_embedding_dimension")
     if not isinstance(length, int) or not isinstance(dim, int):
         return None
-    lower = bool(config.get("do_lower_case", False))
-    return PlainStack(root, length, lower, modes[0], dim)  # type: ignore[arg-type]
+    return PlainStack(root, length, modes[0], dim)  # type: ignore[arg-type]
 
 
 class PlainEmbedder:
@@ -131,8 +130,6 @@ class PlainEmbedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         prefix = self.query_prefix if kind == "query" else self.document_prefix
         prepared = [(prefix + t).strip() for t in texts]
-        if self.stack.do_lower_case:
-            prepared = [t.lower() for t in prepared]
         order = np.argsort([-len(t) for t in prepared], kind="stable")
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for start in range(0, len(order), self.batch_size):

@@ -55,6 +55,22 @@ def test_same_vectors_as_sentence_transformers(packaged: Path) -> None:
     assert plain.embed([]).shape == (0, 384)
 
 
+def test_cls_pooling_gives_sentence_transformers_vectors_too(
+    packaged: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "cls"
+    shutil.copytree(packaged, folder)  # the packaged weights, pooled by their [CLS] token
+    _edit(folder / "1_Pooling" / "config.json",
+          pooling_mode_mean_tokens=False, pooling_mode_cls_token=True)  # fmt: skip
+    stack = plain_stack(folder)
+    assert stack is not None and stack.pooling == "cls"
+    ours = PlainEmbedder(stack, name="m").embed(TEXTS)
+    theirs = SentenceTransformerEmbedder(str(folder), name="m").embed(TEXTS)
+    assert np.abs(ours - theirs).max() < 1e-5
+    mean = PlainEmbedder(plain_stack(packaged), name="m").embed(TEXTS[:2])  # type: ignore[arg-type]
+    assert np.abs(ours[:2] - mean).max() > 1e-2  # the pooling was read, not assumed
+
+
 def test_batching_by_length_keeps_each_text_its_vector(packaged: Path) -> None:
     stack = plain_stack(packaged)
     assert stack is not None
@@ -99,13 +115,16 @@ def test_anything_but_a_plain_stack_goes_to_sentence_transformers(
     _edit(max_pooled / "1_Pooling" / "config.json",
           pooling_mode_mean_tokens=False, pooling_mode_max_tokens=True)  # fmt: skip
 
+    lowered = folder("lowered")
+    _edit(lowered / "sentence_bert_config.json", do_lower_case=True)
+
     no_length = folder("no-length")
     (no_length / "sentence_bert_config.json").write_text("{}")
 
     broken = folder("broken")
     (broken / "modules.json").write_text("{not json")
 
-    for odd in (dense, prompts, max_pooled, no_length, broken, tmp_path / "missing"):
+    for odd in (dense, prompts, max_pooled, lowered, no_length, broken, tmp_path / "missing"):
         assert plain_stack(odd) is None, odd.name
     assert isinstance(make_embedder(str(dense)), SentenceTransformerEmbedder)
     assert isinstance(make_embedder("someone/hub-model"), SentenceTransformerEmbedder)
