@@ -21,9 +21,11 @@ from crag.cli.render import print_answer, print_trace, verdict_line
 from crag.errors import CragError
 from crag.limits import check_question
 from crag.modes import Mode
-from crag.pipeline.graph import MODES
 
 __all__ = ["ChatSession", "chat", "register"]
+
+# crag.pipeline.graph.MODES, without importing the graph (langgraph: ~0.4 s of every command)
+MODES = tuple(Mode)
 
 HELP = (
     "/sources  the last answer's sources\n"
