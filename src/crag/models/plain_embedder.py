@@ -37,7 +37,11 @@ __all__ = ["PlainEmbedder", "PlainStack", "plain_stack"]
 _TRANSFORMER = "sentence_transformers.models.Transformer"
 _POOLING = "sentence_transformers.models.Pooling"
 _NORMALIZE = "sentence_transformers.models.Normalize"
-_POOL_MODES = {"pooling_mode_mean_tokens": "mean", "pooling_mode_cls_token": "cls"}
+_Pooling = Literal["mean", "cls"]
+_POOL_MODES: dict[str, _Pooling] = {
+    "pooling_mode_mean_tokens": "mean",
+    "pooling_mode_cls_token": "cls",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +50,7 @@ class PlainStack:
 
     folder: Path
     max_seq_length: int
-    pooling: Literal["mean", "cls"]
+    pooling: _Pooling
     dim: int
 
 
@@ -72,14 +76,13 @@ def plain_stack(folder: str | Path) -> PlainStack | None:
         return None
     if extra.get("prompts") or extra.get("default_prompt_name") or config.get("do_lower_case"):
         return None
-    modes = [mode for key, mode in _POOL_MODES.items() if pooling.get(key)]
-    others = [k for k, v in pooling.items() if k.startswith("pooling_mode") and v]
-    if len(modes) != 1 or len(others) != 1 or pooling.get("include_prompt") is False:
+    on = [k for k, v in pooling.items() if k.startswith("pooling_mode") and v]
+    if len(on) != 1 or on[0] not in _POOL_MODES or pooling.get("include_prompt") is False:
         return None
     length, dim = config.get("max_seq_length"), pooling.get("word_embedding_dimension")
     if not isinstance(length, int) or not isinstance(dim, int):
         return None
-    return PlainStack(root, length, modes[0], dim)  # type: ignore[arg-type]
+    return PlainStack(root, length, _POOL_MODES[on[0]], dim)
 
 
 class PlainEmbedder:
