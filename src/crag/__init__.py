@@ -34,7 +34,8 @@ from crag.errors import (
 from crag.index.retriever import HybridRetriever
 from crag.index.store import Index
 from crag.ingest.chunking import Chunker
-from crag.ingest.ingestor import Ingestor, IngestReport
+from crag.ingest.ingestor import Ingestor
+from crag.ingest.report import IngestReport
 from crag.models.embedder import Embedder, make_embedder
 from crag.models.reranker import Reranker, make_reranker, rerank
 from crag.modes import Mode

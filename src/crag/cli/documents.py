@@ -31,7 +31,7 @@ from crag.cli.common import (
 from crag.errors import CragError
 
 if TYPE_CHECKING:
-    from crag.ingest.ingestor import IngestReport
+    from crag.ingest.report import IngestReport
 
 __all__ = ["ingest", "register", "remove", "search", "sources"]
 
@@ -106,8 +106,9 @@ def ingest(
     .gz too) and web pages by URL (docs/ingest-web.md)."""
     from crag.index.store import Index
     from crag.ingest.crawl import is_url
-    from crag.ingest.ingestor import Ingestor, IngestReport
+    from crag.ingest.ingestor import Ingestor
     from crag.ingest.metadata import parse_tags
+    from crag.ingest.report import IngestReport
 
     settings = collection_settings(collection)
     tags = parse_tags(tag)

@@ -37,7 +37,7 @@ from crag.eval.report import write_report
 from crag.eval.results import ResultsFile, check_fingerprint, locked
 from crag.eval.summary import summarize
 from crag.grading.thresholds import settings_thresholds
-from crag.ingest.ingestor import IngestProgress
+from crag.ingest.report import IngestProgress
 from crag.modes import Mode
 
 __all__ = ["EvalConfig", "EvalPlan", "plan_eval", "probe_graph", "run_eval"]

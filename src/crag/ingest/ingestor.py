@@ -16,9 +16,7 @@ import dataclasses
 import hashlib
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from crag.config import IngestSettings
 from crag.errors import LoaderError, UnsupportedFileError
@@ -33,8 +31,9 @@ from crag.ingest.metadata import (
     tagged_digest,
     with_metadata,
 )
+from crag.ingest.report import IngestProgress, IngestReport, NoProgress
 
-__all__ = ["IngestProgress", "IngestReport", "Ingestor", "source_key"]
+__all__ = ["Ingestor", "source_key"]
 
 
 def source_key(path: str | Path) -> str:
@@ -61,45 +60,7 @@ def _once(files: list[tuple[Path, bool]]) -> list[tuple[Path, str, str, bool]]:
     return [(path, key, str(path), key not in named) for key, path in chosen.items()]
 
 
-class IngestProgress(Protocol):
-    """What an ingestion reports as it goes; an optional `file_started(path, size)` is called
-    before each file is read and chunked."""
-
-    def files(self, total: int) -> None: ...
-    def file_done(self, path: str, status: str) -> None: ...
-    def chunks_planned(self, n: int) -> None: ...
-    def chunks_done(self, n: int) -> None: ...
-
-
-class _NoProgress:
-    def files(self, total: int) -> None: ...
-    def file_done(self, path: str, status: str) -> None: ...
-    def chunks_planned(self, n: int) -> None: ...
-    def chunks_done(self, n: int) -> None: ...
-
-
 UNSUPPORTED_TYPE = "a type crag does not read"
-
-
-@dataclass(slots=True)
-class IngestReport:
-    added: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    failed: list[tuple[str, str]] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    # files of a folder crag does not read, with why: a type it has no loader for, or a file
-    # that is not a document of its kind (a man page alias, JSON that is not SQuAD)
-    ignored: list[tuple[str, str]] = field(default_factory=list)
-    repaired: list[str] = field(default_factory=list)
-    chunks: int = 0
-    embedded: int = 0
-    seconds: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        return not self.failed
 
 
 class Ingestor:
@@ -182,7 +143,7 @@ class Ingestor:
         plan: Callable[[IngestReport], list[tuple[Path, str, str, bool]]],
         progress: IngestProgress | None,
     ) -> IngestReport:
-        progress = progress or _NoProgress()
+        progress = progress or NoProgress()
         report = IngestReport()
         started = time.perf_counter()
         with self.index.write_lock(
@@ -295,7 +256,7 @@ class Ingestor:
     ) -> None:
         """Write sources prepared by `prepare_bytes` (fetched pages): under the writer lock,
         after repairing what an earlier run left half-written."""
-        progress = progress or _NoProgress()
+        progress = progress or NoProgress()
         with self.index.write_lock(
             self.lock_wait, cancelled=self._cancelled, on_wait=self._on_lock_wait
         ):

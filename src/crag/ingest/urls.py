@@ -20,8 +20,9 @@ from urllib.parse import urlsplit
 from crag.config import WebSettings
 from crag.index.store import PreparedSource
 from crag.ingest.crawl import Crawler, Fetched
-from crag.ingest.ingestor import Ingestor, IngestProgress, IngestReport
+from crag.ingest.ingestor import Ingestor
 from crag.ingest.metadata import source_metadata
+from crag.ingest.report import IngestProgress, IngestReport
 from crag.web.fetch import PageFetcher
 
 __all__ = ["UrlOptions", "ingest_urls", "make_fetcher"]

@@ -22,8 +22,9 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from crag.ingest.ingestor import Ingestor, IngestReport, source_key
+from crag.ingest.ingestor import Ingestor, source_key
 from crag.ingest.loaders import is_walked
+from crag.ingest.report import IngestReport
 
 __all__ = ["FolderWatcher"]
 

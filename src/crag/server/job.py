@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from crag.errors import CragError
-from crag.ingest.ingestor import IngestReport
+from crag.ingest.report import IngestReport
 
 __all__ = ["Job", "JobCancelled", "JobProgress", "State", "Upload"]
 
