@@ -13,13 +13,17 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["SELF_RAG", "Mode", "describe_modes", "normalise_mode"]
+__all__ = ["MODES", "SELF_RAG", "Mode", "describe_modes", "normalise_mode"]
 
 
 class Mode(StrEnum):
     CRAG = "crag"  # corrective: evaluate retrieval, refine, search the web, then generate
     RAG = "rag"  # the plain baseline: retrieve, rerank, generate with the same models
     SELF_CRAG = "self-crag"  # crag plus Self-RAG's reflection on the answer, in bounded loops
+
+
+# the modes as a tuple, for membership checks and "use one of …" messages
+MODES = tuple(Mode)
 
 
 # Self-RAG alone (reflection without correction): a name people ask for when comparing with

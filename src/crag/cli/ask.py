@@ -25,13 +25,10 @@ from crag.cli.common import (
 from crag.cli.render import _print_answer, _print_trace
 from crag.errors import CragError
 from crag.limits import check_question
-from crag.modes import Mode
+from crag.modes import MODES, Mode
 from crag.types import Answer
 
 __all__ = ["ask", "graph", "register"]
-
-# crag.pipeline.graph.MODES, without importing the graph (langgraph: ~0.4 s of every command)
-MODES = tuple(Mode)
 
 
 @friendly

@@ -20,12 +20,9 @@ from crag.cli.common import CollectionOpt, collection_settings, console, err, fr
 from crag.cli.render import print_answer, print_trace, verdict_line
 from crag.errors import CragError
 from crag.limits import check_question
-from crag.modes import Mode
+from crag.modes import MODES, Mode
 
 __all__ = ["ChatSession", "chat", "register"]
-
-# crag.pipeline.graph.MODES, without importing the graph (langgraph: ~0.4 s of every command)
-MODES = tuple(Mode)
 
 HELP = (
     "/sources  the last answer's sources\n"

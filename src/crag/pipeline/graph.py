@@ -33,14 +33,13 @@ from typing import Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from crag.modes import Mode
+from crag.modes import MODES, Mode
 from crag.pipeline.nodes import NODES
 from crag.pipeline.state import Components, CragState
 from crag.types import Verdict
 
 __all__ = ["MODES", "RECURSION_LIMIT", "CragGraph", "build_graph", "recursion_limit"]
 
-MODES = tuple(Mode)
 RECURSION_LIMIT = 25  # the corrective graph without reflection takes at most 7 steps
 
 CragGraph = CompiledStateGraph[CragState, Components, CragState, CragState]
