@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from crag.modes import Mode, describe_modes
 from crag.trace import Trace
-from crag.types import Verdict
+from crag.types import Chunk, Verdict
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -154,6 +154,22 @@ class ChunkOut(BaseModel):
     url: str = ""
     metadata: dict[str, Any] = Field(default_factory=dict)
     cite: str = Field(description="file › title › unit, chars a-b (as citations label it)")
+
+    @classmethod
+    def of(cls, c: Chunk) -> ChunkOut:
+        """An indexed chunk as the API shows it (`/v1/chunks` and `/v1/search` alike)."""
+        return cls(
+            id=c.id,
+            text=c.text,
+            source=c.source,
+            doc_id=c.doc_id,
+            start=c.start,
+            end=c.end,
+            title=c.title,
+            url=c.url,
+            metadata=c.metadata,
+            cite=c.cite(),
+        )
 
 
 class SearchRequest(BaseModel):

@@ -24,16 +24,4 @@ async def chunk(chunk_id: str, rt: RuntimeDep) -> Any:
     found = await asyncio.to_thread(rt.index.catalog.get_chunks, [chunk_id])
     if chunk_id not in found:
         raise HTTPException(404, f"no chunk {chunk_id!r} in collection {rt.index.collection!r}")
-    c = found[chunk_id]
-    return ChunkOut(
-        id=c.id,
-        text=c.text,
-        source=c.source,
-        doc_id=c.doc_id,
-        start=c.start,
-        end=c.end,
-        title=c.title,
-        url=c.url,
-        metadata=c.metadata,
-        cite=c.cite(),
-    )
+    return ChunkOut.of(found[chunk_id])

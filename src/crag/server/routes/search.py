@@ -32,20 +32,7 @@ def filter_of(items: list[ConditionIn | str]) -> Filter:
 
 
 def _hit(rank: int, h: ScoredChunk) -> HitOut:
-    c = h.chunk
-    chunk = ChunkOut(
-        id=c.id,
-        text=c.text,
-        source=c.source,
-        doc_id=c.doc_id,
-        start=c.start,
-        end=c.end,
-        title=c.title,
-        url=c.url,
-        metadata=c.metadata,
-        cite=c.cite(),
-    )
-    return HitOut(rank=rank, score=h.score, scores=h.scores, chunk=chunk)
+    return HitOut(rank=rank, score=h.score, scores=h.scores, chunk=ChunkOut.of(h.chunk))
 
 
 @router.post("/search", response_model=SearchResponse)
