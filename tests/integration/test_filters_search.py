@@ -162,6 +162,12 @@ def test_http_search_and_ask_filters(built: Settings) -> None:
         )
         hits = r.json()["hits"]
         assert hits and all(h["chunk"]["metadata"]["year"] >= 2024 for h in hits)
+        # a hit's chunk, fetched by id, is the record the search showed
+        one = c.get(f"/v1/chunks/{hits[0]['chunk']['id']}")
+        assert one.status_code == 200 and one.json() == hits[0]["chunk"]
+        assert "harbour.jsonl" in one.json()["cite"]
+        missing = c.get("/v1/chunks/no-such-chunk")
+        assert missing.status_code == 404 and "no-such-chunk" in missing.json()["detail"]
         for path, extra in (("/v1/search", {"query": "x"}), ("/v1/ask", {"question": "x"})):
             bad = c.post(path, json={**extra, "where": ["title>=abc"]})
             assert bad.status_code == 400 and "compares numbers or dates" in bad.json()["detail"]
