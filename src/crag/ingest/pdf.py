@@ -36,6 +36,7 @@ from crag.ingest.doc_names import name_title
 from crag.ingest.pdf_flow import accented, carry_sentences, footnotes
 from crag.ingest.pdf_fonts import Runs, body_size, headings_by_size
 from crag.ingest.pdf_lines import WRAPPED, measure, unwrap
+from crag.ingest.pdf_log import MAX_NOTES, pypdf_notes
 from crag.titles import shorten
 from crag.types import Document, Heading
 
@@ -191,34 +192,37 @@ def load_pdf(path: str, data: bytes) -> tuple[list[Document], list[str]]:
     from pypdf import PdfReader
 
     warnings: list[str] = []
-    try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted:
-            try:
-                if not reader.decrypt(""):
-                    raise LoaderError(path, "encrypted PDF (a password is needed)")
-            except LoaderError:
-                raise
-            except Exception as exc:
-                raise LoaderError(path, f"encrypted PDF cannot be opened: {exc}") from exc
-        has_title = bool(reader.metadata and reader.metadata.title)
-        meta_title = (reader.metadata.title if reader.metadata else None) or name_title(path)
+    with pypdf_notes() as notes:
         try:
-            entries = _outline(reader)
-        except Exception as exc:  # a damaged outline costs the sections, not the pages
-            warnings.append(f"{path}: outline unreadable ({type(exc).__name__}); no sections")
-            entries = []
-        runs = Runs()  # sizes tell footnotes, and headings where there is no outline
-        texts: dict[int, str] = {}
-        for index, page in enumerate(reader.pages):
+            reader = PdfReader(io.BytesIO(data))
+            if reader.is_encrypted:
+                try:
+                    if not reader.decrypt(""):
+                        raise LoaderError(path, "encrypted PDF (a password is needed)")
+                except LoaderError:
+                    raise
+                except Exception as exc:
+                    raise LoaderError(path, f"encrypted PDF cannot be opened: {exc}") from exc
+            has_title = bool(reader.metadata and reader.metadata.title)
+            meta_title = (reader.metadata.title if reader.metadata else None) or name_title(path)
             try:
-                texts[index] = page.extract_text(visitor_text=runs.visitor(index)) or ""
-            except Exception as exc:
-                warnings.append(f"{path}: page {index + 1} unreadable ({exc}); skipped")
-    except LoaderError:
-        raise
-    except Exception as exc:  # pypdf raises PyPdfError, AttributeError, RecursionError, ...
-        raise LoaderError(path, f"corrupt PDF: {type(exc).__name__}: {exc}") from exc
+                entries = _outline(reader)
+            except Exception as exc:  # a damaged outline costs the sections, not the pages
+                warnings.append(f"{path}: outline unreadable ({type(exc).__name__}); no sections")
+                entries = []
+            runs = Runs()  # sizes tell footnotes, and headings where there is no outline
+            texts: dict[int, str] = {}
+            for index, page in enumerate(reader.pages):
+                try:
+                    texts[index] = page.extract_text(visitor_text=runs.visitor(index)) or ""
+                except Exception as exc:
+                    warnings.append(f"{path}: page {index + 1} unreadable ({exc}); skipped")
+        except LoaderError:
+            raise
+        except Exception as exc:  # pypdf raises PyPdfError, AttributeError, RecursionError, ...
+            told = f" (pypdf: {'; '.join(notes[:MAX_NOTES])})" if notes else ""
+            raise LoaderError(path, f"corrupt PDF: {type(exc).__name__}: {exc}{told}") from exc
+    warnings.extend(f"{path}: pypdf: {note}" for note in notes[:MAX_NOTES])
     texts = _flowed(texts, runs.runs)
     if not entries:
         sized = headings_by_size([r for r in runs.runs if r[0] in texts])
