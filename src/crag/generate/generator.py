@@ -33,7 +33,7 @@ from crag.types import Strip
 __all__ = ["NOT_FOUND", "Generated", "Generator", "refusal_text"]
 
 Verify = Callable[[str, str, str], float]  # (question, short answer, passage) -> P(yes)
-_NOT_IN_SOURCES = "the retrieved sources do not contain the answer"
+_NOT_IN_SOURCES = "no answer to the question was found in the retrieved sources"
 _NOT_CORROBORATED = "the best source, read on its own, does not give the answer"
 
 

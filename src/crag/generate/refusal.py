@@ -1,8 +1,9 @@
 """crag's refusals: our own text, in the question's language, saying why.
 
 The model's NOT_FOUND marker (or an answer the check refuses) never reaches the user as it is:
-the refusal is written here, in English or Turkish, and names the reason — "the retrieved
-sources do not contain the answer" is not "web search is not configured".
+the refusal is written here, in English or Turkish, and names the reason — "no answer to the
+question was found in the retrieved sources" is not "web search is not configured". It says
+what crag found, not that the sources lack the answer: the reader can miss one that is there.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ _REFUSALS = {
 }
 _REASONS_TR = {
     "no_sources": "dizinlenmiş belgelerde bu soruyu yanıtlayan bir bölüm bulunamadı",
-    "model": "bulunan kaynaklar bu sorunun yanıtını içermiyor",
+    "model": "bulunan kaynaklarda bu sorunun yanıtı bulunamadı",
 }
 
 

@@ -52,7 +52,7 @@ def _ask(monkeypatch: pytest.MonkeyPatch, tmp_path: Any, tokens: list[str], answ
 
 
 def test_the_marker_never_reaches_the_terminal(monkeypatch, tmp_path) -> None:
-    refusal = "I don't know: the retrieved sources do not contain the answer"
+    refusal = "I don't know: no answer to the question was found in the retrieved sources"
     answer = Answer("Where is Evilton?", refusal, [], None, True, Trace(question="q", mode="crag"))
     shown = _ask(monkeypatch, tmp_path, ["NOT", "_FO", "UND"], answer)
     assert "NOT" not in shown and "FO" not in shown and refusal in shown
