@@ -88,6 +88,26 @@ def calibrated_thresholds(model: str) -> tuple[float, float] | None:
     return float(data["upper"]), float(data["lower"])
 
 
+def _int8(model: Any) -> tuple[Any, Precision]:
+    """`model` with dynamically int8-quantised linear layers, or as it is in fp32 where this
+    torch no longer has eager quantisation (deprecated since torch 2.10 in favour of torchao,
+    which crag does not depend on; int8 is only the fallback for CPUs without bf16)."""
+    import warnings
+
+    import torch
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # torch.ao.quantization's
+            warnings.filterwarnings("ignore", "torch.quantize_per_tensor", UserWarning)
+            quantised = torch.ao.quantization.quantize_dynamic(
+                model, {torch.nn.Linear}, dtype=torch.qint8
+            )
+    except (AttributeError, ImportError, NotImplementedError, RuntimeError):
+        return model, "fp32"
+    return quantised, "int8"
+
+
 class CrossEncoderEvaluator:
     """`RetrievalEvaluator` and `Reranker` in one: sigmoid of a cross-encoder's logit."""
 
@@ -146,11 +166,9 @@ class CrossEncoderEvaluator:
         precision = self.precision
         if precision == "auto":
             precision = "bf16" if bf16_available() else "int8"
-        self.precision_used = precision
         if precision == "int8":
-            model = torch.ao.quantization.quantize_dynamic(
-                model, {torch.nn.Linear}, dtype=torch.qint8
-            )
+            model, precision = _int8(model)
+        self.precision_used = precision
         autocast = (
             (lambda: torch.autocast("cpu", dtype=torch.bfloat16))
             if precision == "bf16"
