@@ -36,7 +36,7 @@ from crag.ingest.doc_names import name_title
 from crag.ingest.pdf_flow import accented, carry_sentences, footnotes
 from crag.ingest.pdf_fonts import Runs, body_size, headings_by_size
 from crag.ingest.pdf_lines import WRAPPED, measure, unwrap
-from crag.ingest.pdf_log import MAX_NOTES, pypdf_notes
+from crag.ingest.pdf_log import pypdf_notes
 from crag.titles import shorten
 from crag.types import Document, Heading
 
@@ -220,9 +220,9 @@ def load_pdf(path: str, data: bytes) -> tuple[list[Document], list[str]]:
         except LoaderError:
             raise
         except Exception as exc:  # pypdf raises PyPdfError, AttributeError, RecursionError, ...
-            told = f" (pypdf: {'; '.join(notes[:MAX_NOTES])})" if notes else ""
+            told = f" (pypdf: {'; '.join(notes)})" if notes else ""
             raise LoaderError(path, f"corrupt PDF: {type(exc).__name__}: {exc}{told}") from exc
-    warnings.extend(f"{path}: pypdf: {note}" for note in notes[:MAX_NOTES])
+    warnings.extend(f"{path}: pypdf: {note}" for note in notes)
     texts = _flowed(texts, runs.runs)
     if not entries:
         sized = headings_by_size([r for r in runs.runs if r[0] in texts])

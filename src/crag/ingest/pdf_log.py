@@ -30,7 +30,7 @@ class _ToReader(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         notes: list[str] | None = getattr(_active, "notes", None)
-        if notes is None:
+        if notes is None or len(notes) >= MAX_NOTES:  # a damaged file logs per object
             return
         try:
             message = " ".join(record.getMessage().split())
@@ -52,8 +52,8 @@ def _install() -> None:
 
 @contextmanager
 def pypdf_notes() -> Iterator[list[str]]:
-    """Collects pypdf's warnings logged on this thread while the block runs (distinct, in
-    order; the caller keeps the first `MAX_NOTES`)."""
+    """Collects pypdf's warnings logged on this thread while the block runs: the first
+    `MAX_NOTES` distinct ones, in order."""
     _install()
     outer: list[str] | None = getattr(_active, "notes", None)
     notes: list[str] = []

@@ -84,3 +84,11 @@ def test_outside_a_reading_records_still_reach_the_users_handlers(
     assert got == ["a user's own pypdf use"]
     logging.getLogger("pypdf._page").warning("no handler of the user's")
     assert capsys.readouterr().err == ""
+
+
+def test_a_file_logging_per_object_keeps_only_the_first_notes() -> None:
+    logger = logging.getLogger("pypdf._reader")
+    with pypdf_notes() as notes:
+        for i in range(10_000):
+            logger.warning("Object %d 0 not defined.", i)
+    assert notes == [f"Object {i} 0 not defined." for i in range(MAX_NOTES)]
