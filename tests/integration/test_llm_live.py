@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 from crag.errors import LLMError
 from crag.generate import Generator
+from crag.generate.citations import number_sources
 from crag.grading import LLMJudge
 from crag.models.llm import ChatRequest, ChatResult, RoleLLM, recording_calls
 from crag.models.llm.packaged import PACKAGED_MODELS
@@ -106,6 +108,27 @@ def test_generator_answers_with_citations_to_given_sources(generator_llm) -> Non
     assert not out.refused
     assert "Paris" in out.text
     assert {c.chunk_id for c in out.citations} <= {"id0", "id1"}
+
+
+def test_coded_reading_on_the_real_generator(generator_llm) -> None:
+    """`generate.code_span`: the packaged 1.5B model reads the sources again framed as code
+    and replies with a JSON value under llama.cpp's grammar; its span is the answer, cited to
+    the source that holds it. The model's JSON never reaches the answer or the stream."""
+    from crag.generate.code_reading import code_request, from_code
+
+    strips = [_strip(BEES, 0), _strip(EIFFEL, 1)]
+    sources = number_sources(strips)
+    reply = generator_llm.chat(code_request("When was the Eiffel Tower completed?", sources))
+    assert json.loads(reply.text)["answer"] == "1889", reply.text  # the grammar holds
+    assert from_code(reply.text) == "1889 [2]."
+    tokens: list[str] = []
+    out = Generator(generator_llm, code_span=True).generate(
+        "When was the Eiffel Tower completed?", strips, reread=True, on_token=tokens.append
+    )
+    assert not out.refused and out.text.startswith("1889 [2]"), out.text
+    assert [c.chunk_id for c in out.citations] == ["id1"]
+    assert any("read as code" in n for n in out.notes)
+    assert tokens and "{" not in "".join(tokens)
 
 
 def test_generator_refuses_without_sources_and_on_empty_output(llm) -> None:

@@ -192,6 +192,15 @@ class GenerateSettings(BaseModel):
             "wrong answers, fewer right ones (docs/benchmarks.md#corroboration)."
         ),
     )
+    code_span: bool = Field(
+        True,
+        description=(
+            "crag modes: when the reading of all sources answers, read them again framed as "
+            "code (a Python dictionary of string literals, the reply a JSON value under a "
+            "schema) and answer with that reading's span; the prose reading still decides "
+            "whether to answer (docs/benchmarks.md#the-reading-framed-as-code)."
+        ),
+    )
     temperature: float = Field(0.0, ge=0, le=2)
     min_support: float = Field(
         0.5,

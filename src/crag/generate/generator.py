@@ -20,6 +20,7 @@ from typing import Any
 
 from crag.generate.answer_check import VERIFY_CUT, Checked, Verification, check_answer
 from crag.generate.citations import MARK, Source, has_words, number_sources
+from crag.generate.code_reading import code_request, from_code
 from crag.generate.declined import declined, without_marker
 from crag.generate.generated import Generated
 from crag.generate.language import detect_language, language_name
@@ -77,6 +78,10 @@ class Generator:
     # Stricter, off by default: when the evaluator was not sure, refuse an answer only the
     # reading of all sources gave, the best sources read alone having declined.
     corroborate: bool = False
+    # crag modes: when the reading of all sources answers, read the sources again framed as
+    # code and take that reply's span (crag.generate.code_reading); the prose reading still
+    # decides whether to answer at all.
+    code_span: bool = False
 
     def generate(
         self,
@@ -163,6 +168,8 @@ class Generator:
         """The reading of all sources and of the best ones alone: the best-tied candidate that
         passes the answer check is the answer (crag.generate.reader)."""
         together = [main] if not declined(main.reply, sources) else []
+        if together and self.code_span and not extra:
+            together = [self._read_as_code(question, sources, main, notes)]
         found = candidates(together, question, sources, notes)
         # The readings alone are for answers copied from the wrong source: the source the
         # reading of all sources tied its answer in (0: tied nowhere) is not read again (on
@@ -246,6 +253,21 @@ class Generator:
             return None
         return Reading(MARK.sub(f"[{src.n}]", reply), f"alone [{src.n}]", src.n,
                        result.token_logprobs)  # fmt: skip
+
+    def _read_as_code(
+        self, question: str, sources: list[Source], main: Reading, notes: list[str]
+    ) -> Reading:
+        """The reading of all sources again, framed as code: its span replaces the prose
+        reading's. The prose reading is kept where the coded one declines."""
+        request = code_request(question, sources, purpose="generate-code", logprobs=True,
+                               temperature=self.temperature)  # fmt: skip
+        result = self.llm.chat(request)
+        reply = from_code(result.text)
+        if declined(reply, sources):
+            notes.append("the reading framed as code declined; the prose reading is kept")
+            return main
+        notes.append(f"read as code: {reply!r} (prose: {main.reply!r})")
+        return Reading(reply, "all", 0, result.token_logprobs)
 
     def _check(
         self,

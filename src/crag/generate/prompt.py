@@ -25,6 +25,7 @@ __all__ = [
     "SECOND_LOOK",
     "SYSTEM",
     "USER",
+    "labelled",
     "reading_request",
 ]
 
@@ -73,7 +74,7 @@ SECOND_LOOK = (
 )
 
 
-def _labelled(source: Source) -> str:
+def labelled(source: Source) -> str:
     """A source's line: its text (quoted data, one line), after its document's title in
     parentheses where it has a label (`crag.titles`); the title is data too."""
     text = " ".join(neutralise(source.text).split())
@@ -100,7 +101,7 @@ def reading_request(
     (`crag.generate.framing`), one line each. The instructions and examples come first and
     never change, so a llama.cpp slot keeps them cached from one question to the next, and
     a new process restores them (`keep_prefix`, crag.models.llm.prompt_state)."""
-    listing = "\n\n".join(f"[{s.n}] {_labelled(s)}" for s in sources)
+    listing = "\n\n".join(f"[{s.n}] {labelled(s)}" for s in sources)
     return ChatRequest(
         messages=(
             Message("system", SYSTEM.format(language=language)),

@@ -277,6 +277,7 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
             align_floor=settings.generate.align_floor,
             prefer_best=settings.generate.prefer_best,
             corroborate=settings.generate.corroborate,
+            code_span=settings.generate.code_span,
         ),
         "web": None
         if "web" in overrides
