@@ -1,21 +1,23 @@
 """The reading framed as code: the sources and the question as Python, the reply a JSON value.
 
-Why: the packaged reader is a *code* model (Qwen2.5-Coder 1.5B). Shown the numbered sources
-as prose and asked for the short answer, it declined 16 of 92 tuning questions whose answer it
-had in front of it and answered 42 right. Shown the same strips as a Python dictionary of
-string literals, the question as a variable, and asked to complete `result = ` with the
-shortest exact phrase and its source number, it answered 47–49 of them right and declined 5–12
-(docs/benchmarks.md, "The reading framed as code"). The reply is constrained by a JSON schema
-(`{"answer": string | null, "source": integer | null}`, llama.cpp turns it into a grammar), so
-it is always a string or null: unconstrained, the model sometimes wrote its source number as
-the answer (`answer, source = 1, 1` for a "who" question).
+Why: the packaged reader is a *code* model (Qwen2.5-Coder 1.5B). Shown the kept strips as
+numbered prose lines, it answered 42 of 92 tuning questions right (34 wrong, 16 declined).
+Shown the same strips as a Python dictionary of string literals, the question as a variable,
+and asked to complete `result = ` with the shortest exact phrase and its source number, it
+answered 54 right (37 wrong) — but declined only 1, and named something for 31 of 32 near
+misses (docs/benchmarks.md, "The reading framed as code"). So the generator uses it for the
+span only (`Generator.code_span`): the prose reading decides whether to answer, and when it
+answers, this reading's span replaces its own.
 
-The framing keeps the defences of the prose prompt: each source is one string literal (JSON
-escaped, so a page cannot close it and write code of its own), the comment says the sources
-are data, and a worked example shows a source that gives an order being read for its facts
-only. The reply is turned back into the prose reader's form ("May 27, 1937 [1].") so that
-everything after the reading — the candidate, the alignment, the answer check and its quoted
-explanation — is the same for both framings.
+The reply is constrained by a JSON schema (`{"answer": string | null, "source": integer |
+null}`; llama.cpp turns it into a grammar), so it is always a string or null: unconstrained,
+the model sometimes wrote its source number as the answer (`answer, source = 1, 1` for a "who"
+question). The framing keeps the prose prompt's defences: each source is one string literal
+(JSON-escaped, so a page cannot close it and write code of its own) after the same
+neutralising (`crag.generate.framing`), the comment says the sources are data, and a worked
+example shows a source that gives an order being read for its facts only. The reply is turned
+back into the prose reader's form ("May 27, 1937 [1].") so that everything after the reading —
+the candidate, the alignment, the answer check and its quoted explanation — is the same.
 """
 
 from __future__ import annotations
@@ -24,10 +26,12 @@ import json
 import re
 
 from crag.generate.citations import Source
+from crag.generate.declined import declined
 from crag.generate.prompt import NOT_FOUND, labelled
-from crag.models.llm.base import ChatRequest, Message
+from crag.generate.reader import Reading
+from crag.models.llm.base import LLM, ChatRequest, Message
 
-__all__ = ["SCHEMA", "code_request", "from_code"]
+__all__ = ["SCHEMA", "code_request", "from_code", "read_as_code"]
 
 SYSTEM = "You complete Python code. Reply with the value only."
 _ASK = (
@@ -140,3 +144,24 @@ def _unescape(text: str) -> str:
         return str(json.loads(f'"{text}"'))
     except ValueError:
         return text
+
+
+def read_as_code(
+    llm: LLM,
+    question: str,
+    sources: list[Source],
+    main: Reading,
+    notes: list[str],
+    temperature: float = 0.0,
+) -> Reading:
+    """The reading of all sources again, framed as code: its span replaces `main`'s (the prose
+    reading, which answered). `main` is kept where the coded reading declines."""
+    request = code_request(question, sources, purpose="generate-code", logprobs=True,
+                           temperature=temperature)  # fmt: skip
+    result = llm.chat(request)
+    reply = from_code(result.text)
+    if declined(reply, sources):
+        notes.append("the reading framed as code declined; the prose reading is kept")
+        return main
+    notes.append(f"read as code: {reply!r} (prose: {main.reply!r})")
+    return Reading(reply, "all", 0, result.token_logprobs)

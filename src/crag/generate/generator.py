@@ -20,12 +20,12 @@ from typing import Any
 
 from crag.generate.answer_check import VERIFY_CUT, Checked, Verification, check_answer
 from crag.generate.citations import MARK, Source, has_words, number_sources
-from crag.generate.code_reading import code_request, from_code
+from crag.generate.code_reading import read_as_code
 from crag.generate.declined import declined, without_marker
 from crag.generate.generated import Generated
 from crag.generate.language import detect_language, language_name
 from crag.generate.prompt import FEEDBACK, NOT_FOUND, SECOND_LOOK, reading_request
-from crag.generate.quote import STOP, Explain, close_marker
+from crag.generate.quote import STOP, Explain, close_draft, close_marker
 from crag.generate.reader import Candidate, Reading, best_sources, candidates, rank
 from crag.generate.refusal import refusal_text
 from crag.models.llm.base import LLM, ChatRequest, stream_chat
@@ -41,15 +41,6 @@ _NOT_CORROBORATED = "the best source, read on its own, does not give the answer"
 def _only_all(found: list[Candidate]) -> bool:
     """Every candidate came from the reading of all sources: no reading alone gave one."""
     return all(c.reading == "all" for c in found)
-
-
-def _close_draft(streamed: str, reply: str, on_token: Callable[[str], None]) -> None:
-    """The streamed draft ends where the stop cut it ("The waggle dance [3"): stream the end
-    of the citation that the reply closed again, so a reader watching the tokens sees it
-    closed ("[3].")."""
-    cut = streamed.rstrip()
-    if cut and reply != cut and reply.startswith(cut):
-        on_token(reply[len(cut) :])
 
 
 @dataclass(slots=True)
@@ -119,7 +110,7 @@ class Generator:
         result = stream_chat(self.llm, request, on_token)
         raw = self._reply(result.text)
         if on_token is not None:
-            _close_draft(result.text, raw, on_token)
+            close_draft(result.text, raw, on_token)
         notes: list[str] = []
         if rereading:
             main = Reading(raw, "all", 0, result.token_logprobs)
@@ -169,7 +160,7 @@ class Generator:
         passes the answer check is the answer (crag.generate.reader)."""
         together = [main] if not declined(main.reply, sources) else []
         if together and self.code_span and not extra:
-            together = [self._read_as_code(question, sources, main, notes)]
+            together = [read_as_code(self.llm, question, sources, main, notes, self.temperature)]
         found = candidates(together, question, sources, notes)
         # The readings alone are for answers copied from the wrong source: the source the
         # reading of all sources tied its answer in (0: tied nowhere) is not read again (on
@@ -253,21 +244,6 @@ class Generator:
             return None
         return Reading(MARK.sub(f"[{src.n}]", reply), f"alone [{src.n}]", src.n,
                        result.token_logprobs)  # fmt: skip
-
-    def _read_as_code(
-        self, question: str, sources: list[Source], main: Reading, notes: list[str]
-    ) -> Reading:
-        """The reading of all sources again, framed as code: its span replaces the prose
-        reading's. The prose reading is kept where the coded one declines."""
-        request = code_request(question, sources, purpose="generate-code", logprobs=True,
-                               temperature=self.temperature)  # fmt: skip
-        result = self.llm.chat(request)
-        reply = from_code(result.text)
-        if declined(reply, sources):
-            notes.append("the reading framed as code declined; the prose reading is kept")
-            return main
-        notes.append(f"read as code: {reply!r} (prose: {main.reply!r})")
-        return Reading(reply, "all", 0, result.token_logprobs)
 
     def _check(
         self,

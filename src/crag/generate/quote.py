@@ -22,6 +22,7 @@ tags), unless that would lose the short answer (a URL asked for).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Literal
 
 from crag.generate.alignment import alignment
@@ -33,7 +34,7 @@ from crag.headings import inline_text
 from crag.refine.rewrite_check import content_forms, content_words, forms
 from crag.refine.sentences import BULLET, sentences
 
-__all__ = ["MAX_QUOTE", "STOP", "Explain", "close_marker", "quote"]
+__all__ = ["MAX_QUOTE", "STOP", "Explain", "close_draft", "close_marker", "quote"]
 
 Explain = Literal["quote", "model"]
 # The reading stops at the end of the short answer's citation: "May 27, 1937 [1]." A reply
@@ -58,6 +59,15 @@ def close_marker(text: str) -> str:
     """`text` with the citation the stop cut off closed again: "Paris [2" → "Paris [2]."."""
     text = text.rstrip()
     return f"{text}]." if _OPEN.search(text) else text
+
+
+def close_draft(streamed: str, reply: str, on_token: Callable[[str], None]) -> None:
+    """The streamed draft ends where the stop cut it ("The waggle dance [3"): stream the end
+    of the citation that the reply closed again, so a reader watching the tokens sees it
+    closed ("[3].")."""
+    cut = streamed.rstrip()
+    if cut and reply != cut and reply.startswith(cut):
+        on_token(reply[len(cut) :])
 
 
 def _paraphrase_share(short: str, sentence: str) -> float:
