@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench.common import console, print_table, write_results
+from bench.common import console, generator, print_table, write_results
 from bench.reader_prompts import load, outcome
 from crag.generate.citations import number_sources
 from crag.generate.code_reading import code_request, from_code
@@ -33,10 +33,7 @@ def main() -> None:
     parser.add_argument("run", type=Path)
     parser.add_argument("--limit", type=int, default=100)
     args = parser.parse_args()
-    from crag.config import Settings
-    from crag.pipeline.build import make_roles
-
-    llm = make_roles(Settings(), ("generator",))["generator"]
+    llm = generator()
     rows: list[dict[str, Any]] = []
     for q in load(args.run)[: args.limit]:
         sources = number_sources(q.strips)

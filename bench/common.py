@@ -24,6 +24,7 @@ __all__ = [
     "accuracy",
     "best_cut",
     "console",
+    "generator",
     "kept_strips",
     "machine_info",
     "percentile",
@@ -35,6 +36,15 @@ __all__ = [
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 # Wide enough for the tables when the output goes to a log file (rich defaults to 80 there).
 console = Console() if sys.stdout.isatty() else Console(width=140)
+
+
+def generator() -> Any:
+    """The configured generator's model (the packaged 1.5B by default), as crag builds it.
+    Imported late: loading the pipeline's modules is slow, and `--help` should not wait."""
+    from crag.config import Settings
+    from crag.pipeline.build import make_roles
+
+    return make_roles(Settings(), ("generator",))["generator"]
 
 
 def kept_strips(trace: dict[str, Any]) -> list[Strip]:

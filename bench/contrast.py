@@ -26,7 +26,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from bench.common import console, kept_strips, print_table, roc_auc, write_results
+from bench.common import console, generator, kept_strips, print_table, roc_auc, write_results
 from bench.rivals import rivals
 from crag.eval.metrics import contains_answer
 from crag.eval.summary import expects_answer
@@ -75,11 +75,9 @@ def main() -> None:
     parser.add_argument("runs", nargs="+", type=Path)
     parser.add_argument("--rivals", type=int, default=2)
     args = parser.parse_args()
-    from crag.config import Settings
     from crag.generate.verify import AnswerJudge
-    from crag.pipeline.build import make_roles
 
-    llm = make_roles(Settings(), ("generator",))["generator"]
+    llm = generator()
     judge = AnswerJudge(llm)
     rows = [row for run in args.runs for row in load(run)]
     console.print(f"{len(rows)} verifications from {len(args.runs)} run(s)")

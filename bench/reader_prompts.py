@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from bench.common import console, kept_strips, print_table, write_results
+from bench.common import console, generator, kept_strips, print_table, write_results
 from crag.eval.metrics import contains_answer
 from crag.eval.summary import expects_answer
 from crag.generate.citations import Source, number_sources
@@ -178,10 +178,7 @@ def main() -> None:
     variants = [v for v in args.variants.split(",") if v]
     if unknown := set(variants) - set(VARIANTS):
         parser.error(f"unknown variants: {', '.join(sorted(unknown))}")
-    from crag.config import Settings
-    from crag.pipeline.build import make_roles
-
-    llm = make_roles(Settings(), ("generator",))["generator"]
+    llm = generator()
     rows: list[dict[str, Any]] = []
     for q in load(args.run)[: args.limit]:
         row: dict[str, Any] = {

@@ -23,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench.common import console, print_table, roc_auc, write_results
+from bench.common import console, generator, print_table, roc_auc, write_results
 from bench.reader_prompts import load
 from crag.datasets.answers import contains_answer, token_f1
 from crag.generate.citations import number_sources
@@ -43,10 +43,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=5)
     parser.add_argument("--limit", type=int, default=100)
     args = parser.parse_args()
-    from crag.config import Settings
-    from crag.pipeline.build import make_roles
-
-    llm = make_roles(Settings(), ("generator",))["generator"]
+    llm = generator()
     traces = {}
     for line in (args.run / "results.jsonl").read_text().splitlines():
         record = json.loads(line)

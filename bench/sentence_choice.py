@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench.common import console, print_table, roc_auc, write_results
+from bench.common import console, generator, print_table, roc_auc, write_results
 from bench.reader_prompts import Question, load, outcome
 from crag.eval.metrics import contains_answer
 from crag.generate.citations import number_sources
@@ -101,10 +101,7 @@ def main() -> None:
     parser.add_argument("run", type=Path)
     parser.add_argument("--limit", type=int, default=100)
     args = parser.parse_args()
-    from crag.config import Settings
-    from crag.pipeline.build import make_roles
-
-    llm = make_roles(Settings(), ("generator",))["generator"]
+    llm = generator()
     rows = []
     for q in load(args.run)[: args.limit]:
         rows.append(ask(llm, q))
