@@ -13,12 +13,10 @@ report. Writes bench/results/code_reading.json.
 
 from __future__ import annotations
 
-import argparse
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
-from bench.common import console, generator, print_table, write_results
+from bench.common import console, generator, print_table, run_args, write_results
 from bench.reader_prompts import load, outcome
 from crag.generate.citations import number_sources
 from crag.generate.code_reading import code_request, from_code
@@ -29,10 +27,7 @@ _DECLINED = ("declined", "near_declined")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("run", type=Path)
-    parser.add_argument("--limit", type=int, default=100)
-    args = parser.parse_args()
+    args = run_args(__doc__)
     llm = generator()
     rows: list[dict[str, Any]] = []
     for q in load(args.run)[: args.limit]:

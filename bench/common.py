@@ -3,6 +3,7 @@ accuracy at a cut), rich tables, JSON results."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
@@ -30,12 +31,22 @@ __all__ = [
     "percentile",
     "print_table",
     "roc_auc",
+    "run_args",
     "write_results",
 ]
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 # Wide enough for the tables when the output goes to a log file (rich defaults to 80 there).
 console = Console() if sys.stdout.isatty() else Console(width=140)
+
+
+def run_args(doc: str | None, limit: int = 100) -> argparse.Namespace:
+    """The arguments of a bench that reads a finished `crag eval` run again: its directory
+    (`run`) and how many of its questions (`--limit`). `doc`: the script's docstring."""
+    parser = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
+    parser.add_argument("run", type=Path)
+    parser.add_argument("--limit", type=int, default=limit)
+    return parser.parse_args()
 
 
 def generator() -> Any:

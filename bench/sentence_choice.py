@@ -16,13 +16,11 @@ Use tuning-part runs (`crag eval … --tuning-part`). Writes bench/results/sente
 
 from __future__ import annotations
 
-import argparse
 import math
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
-from bench.common import console, generator, print_table, roc_auc, write_results
+from bench.common import console, generator, print_table, roc_auc, run_args, write_results
 from bench.reader_prompts import Question, load, outcome
 from crag.eval.metrics import contains_answer
 from crag.generate.citations import number_sources
@@ -97,10 +95,7 @@ def ask(llm: LLM, q: Question) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("run", type=Path)
-    parser.add_argument("--limit", type=int, default=100)
-    args = parser.parse_args()
+    args = run_args(__doc__)
     llm = generator()
     rows = []
     for q in load(args.run)[: args.limit]:
