@@ -9,9 +9,9 @@ misses (docs/benchmarks.md, "The reading framed as code"). So the generator uses
 span only (`Generator.code_span`, off by default): the prose reading decides whether to
 answer, and when it answers, this reading's span replaces its own. On held-out SQuAD-en that
 gave 4 fewer wrong answers of 200 and no more right ones, for one more model call per
-answered question (crag's median time 3.1 → 7.0 s on 2 cores; likely because the generator's
-one llama.cpp slot then computes each framing's instructions anew, not measured), so it is
-not the default.
+answered question (crag's median time 3.1 → 7.0 s on 2 cores, more than its ~600 prompt
+tokens explain; two llama.cpp slots for the generator did not help), so it is not the
+default.
 
 The reply is constrained by a JSON schema (`{"answer": string | null, "source": integer |
 null}`; llama.cpp turns it into a grammar), so it is always a string or null: unconstrained,
