@@ -131,6 +131,27 @@ def test_coded_reading_on_the_real_generator(generator_llm) -> None:
     assert tokens and "{" not in "".join(tokens)
 
 
+def test_the_coded_reading_first_on_the_real_generator(generator_llm) -> None:
+    """`generate.reading = "code"`: one coded reading of all sources, whose tokens'
+    probabilities come back from llama.cpp under the grammar; a plain fact is read sure, and
+    the same span is dropped when the cut is set above any probability."""
+    strips = [_strip(BEES, 0), _strip(EIFFEL, 1)]
+    question = "When was the Eiffel Tower completed?"
+    tokens: list[str] = []
+    out = Generator(generator_llm, reading="code").generate(
+        question, strips, reread=True, on_token=tokens.append
+    )
+    assert not out.refused and out.text.startswith("1889 [2]"), out.text
+    first = out.candidates[0]
+    assert first.reading == "all" and first.probs and min(first.probs) >= 0.3, first
+    assert tokens == ["1889 [2]."]
+    above = min(first.probs) + 0.001  # a cut above every token's probability
+    strict = Generator(generator_llm, reading="code", code_sure=above).generate(
+        question, strips, reread=True
+    )
+    assert any("unsure of '1889'" in n for n in strict.notes), strict.notes
+
+
 def test_generator_refuses_without_sources_and_on_empty_output(llm) -> None:
     out = Generator(llm).generate("Who won?", [], refuse_reason="nothing scored above 0.2")
     assert out.refused and "nothing scored above 0.2" in out.text

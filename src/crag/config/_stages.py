@@ -202,6 +202,24 @@ class GenerateSettings(BaseModel):
             "wrong answers in 200 (docs/benchmarks.md#the-reading-framed-as-code)."
         ),
     )
+    reading: Literal["prose", "code"] = Field(
+        "prose",
+        description=(
+            "crag modes: how the sources are read together. `code`: framed as code (as "
+            "`code_span` frames them), and the answer is a candidate only where the model was "
+            "sure of it: every token of its span at least `code_sure` probable "
+            "(docs/benchmarks.md#the-coded-readings-own-certainty)."
+        ),
+    )
+    code_sure: float = Field(
+        0.3,
+        ge=0,
+        le=1,
+        description=(
+            "`reading = code`: the lowest probability a token of the coded reading's answer "
+            "may have for the answer to stand; below it the reading counts as a decline."
+        ),
+    )
     temperature: float = Field(0.0, ge=0, le=2)
     min_support: float = Field(
         0.5,

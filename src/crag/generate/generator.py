@@ -20,7 +20,7 @@ from typing import Any
 
 from crag.generate.answer_check import VERIFY_CUT, Checked, Verification, check_answer
 from crag.generate.citations import MARK, Source, has_words, number_sources
-from crag.generate.code_reading import read_as_code
+from crag.generate.code_reading import read_as_code, read_first_as_code, sure_only
 from crag.generate.declined import declined, without_marker
 from crag.generate.generated import Generated
 from crag.generate.language import detect_language, language_name
@@ -73,6 +73,10 @@ class Generator:
     # code and take that reply's span (crag.generate.code_reading); the prose reading still
     # decides whether to answer at all.
     code_span: bool = False
+    # crag modes, "code": the reading of all sources is the coded one (English questions), and
+    # its span stands only where every token of it was `code_sure` probable (code_reading).
+    reading: str = "prose"
+    code_sure: float = 0.3
 
     def generate(
         self,
@@ -106,6 +110,11 @@ class Generator:
         extra = FEEDBACK.format(claims=feedback) if feedback else ""
         verify = self._verifies(evidence_floor, confident)
         rereading = reread and self.read_alone > 0
+        if reread and self._coded(extra, language):
+            main, finish = read_first_as_code(self.llm, question, sources, self.temperature,
+                                              on_token)  # fmt: skip
+            return self._reread(question, main, sources, strips, language, extra, [],
+                                evidence_floor, verify, finish)  # fmt: skip
         request = self._request(question, sources, language, extra, logprobs=rereading)
         result = stream_chat(self.llm, request, on_token)
         raw = self._reply(result.text)
@@ -159,9 +168,11 @@ class Generator:
         """The reading of all sources and of the best ones alone: the best-tied candidate that
         passes the answer check is the answer (crag.generate.reader)."""
         together = [main] if not declined(main.reply, sources) else []
-        if together and self.code_span and not extra:
+        if together and self.code_span and not extra and not self._coded(extra, language):
             together = [read_as_code(self.llm, question, sources, main, notes, self.temperature)]
         found = candidates(together, question, sources, notes)
+        if self._coded(extra, language):
+            found = sure_only(found, self.code_sure, notes)
         # The readings alone are for answers copied from the wrong source: the source the
         # reading of all sources tied its answer in (0: tied nowhere) is not read again (on
         # 43 tuning questions this changed no answer and saved 15 of 39 readings alone).
@@ -269,6 +280,12 @@ class Generator:
             verify_cut=self.verify_cut,
             quote=self.explain == "quote",
         )
+
+    def _coded(self, extra: str, language: str) -> bool:
+        """The reading of all sources is framed as code: `reading = "code"`, not a Self-RAG
+        retry (its feedback is prose), and an English question (the certainty cut was
+        measured on English questions only; other languages read prose)."""
+        return self.reading == "code" and not extra and language == "en"
 
     def _reply(self, text: str) -> str:
         """A reply as the answer check reads it: a citation the stop cut off closed again."""

@@ -278,6 +278,8 @@ def build_pipeline(settings: Settings, index: Any, **overrides: Any) -> Pipeline
             prefer_best=settings.generate.prefer_best,
             corroborate=settings.generate.corroborate,
             code_span=settings.generate.code_span,
+            reading=settings.generate.reading,
+            code_sure=settings.generate.code_sure,
         ),
         "web": None
         if "web" in overrides

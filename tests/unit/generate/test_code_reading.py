@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 
 import pytest
 from tests.support.strips import strips
 
 from crag.generate import Generator
 from crag.generate.citations import number_sources
-from crag.generate.code_reading import SCHEMA, code_request, from_code
+from crag.generate.code_reading import SCHEMA, code_request, from_code, unsure
 from crag.generate.declined import declined
 from crag.generate.matching import short_answer
 from crag.generate.prompt import NOT_FOUND
@@ -126,3 +127,79 @@ def test_plain_rag_a_self_rag_retry_and_the_default_read_prose_only() -> None:
     off = CodedLLM('{"answer": "four years", "source": 1}', prose="May 27, 1937 [1].")
     assert Generator(off).generate(QUESTION, strips(BRIDGE), reread=True).text.startswith("May")
     assert all(c.json_schema is None for c in [*llm.calls, *off.calls])
+
+
+def _tokens(reply: str, answer: str, prob: float) -> tuple[tuple[str, float], ...]:
+    """`reply` as generated tokens: the answer's words each `prob` probable, the rest sure."""
+    head, tail = reply.split(answer, 1)
+    words = [w if i == 0 else f" {w}" for i, w in enumerate(answer.split())]
+    return ((head, 0.0), *[(w, math.log(prob)) for w in words], (tail, 0.0))
+
+
+class SureLLM(CodedLLM):
+    """A coded reply with its tokens' log-probabilities, the answer's at `prob`."""
+
+    def __init__(self, answer: str, prob: float, alone: str = "NOT_FOUND") -> None:
+        super().__init__(json.dumps({"answer": answer, "source": 1}), "four years [1].", alone)
+        self.answer, self.prob = answer, prob
+
+    def chat(self, request: ChatRequest) -> ChatResult:
+        result = super().chat(request)
+        if request.json_schema is None:
+            return result
+        tokens = _tokens(result.text, self.answer, self.prob)
+        return ChatResult(text=result.text, finish_reason="stop", token_logprobs=tokens)
+
+
+def test_unsure_reads_the_lowest_token_probability() -> None:
+    assert unsure((0.99, 0.2, 0.97), 0.3)
+    assert not unsure((0.99, 0.31), 0.3)
+    assert not unsure((), 0.3)  # unknown: not held against the answer
+
+
+def test_the_coded_reading_first_answers_where_the_model_was_sure() -> None:
+    llm = SureLLM("May 27, 1937", 0.9)
+    out = Generator(llm, reading="code").generate(QUESTION, strips(BRIDGE), reread=True)
+    assert not out.refused and out.text.startswith("May 27, 1937 [1]."), out.text
+    assert [c.purpose for c in llm.calls] == ["generate"]  # no prose reading of all sources
+    assert llm.calls[0].json_schema == SCHEMA and llm.calls[0].logprobs
+    assert out.candidates[0].probs == (0.9, 0.9, 0.9)
+
+
+def test_an_unsure_coded_reading_is_no_candidate() -> None:
+    """The span is dropped, not the question: the best source is still read alone (prose)."""
+    llm = SureLLM("May 27, 1937", 0.2)
+    out = Generator(llm, reading="code").generate(QUESTION, strips(BRIDGE), reread=True)
+    assert out.refused, out.text
+    assert any("unsure of 'May 27, 1937'" in n for n in out.notes), out.notes
+    other = BRIDGE.replace("Golden Gate", "Bay")
+    alone = SureLLM("May 27, 1937", 0.2, alone="May 27, 1937 [1].")
+    kept = Generator(alone, reading="code").generate(QUESTION, strips(BRIDGE, other), reread=True)
+    assert not kept.refused and [c.reading for c in kept.candidates] == ["alone [1]"]
+    lenient = Generator(SureLLM("May 27, 1937", 0.2), reading="code", code_sure=0.1)
+    assert not lenient.generate(QUESTION, strips(BRIDGE), reread=True).refused
+
+
+def test_the_coded_reading_first_streams_its_answer_once() -> None:
+    seen: list[str] = []
+    Generator(SureLLM("May 27, 1937", 0.9), reading="code").generate(
+        QUESTION, strips(BRIDGE), reread=True, on_token=seen.append
+    )
+    assert seen == ["May 27, 1937 [1]."]
+    quiet: list[str] = []
+    null = CodedLLM('{"answer": null, "source": null}', prose="x")
+    Generator(null, reading="code").generate(QUESTION, strips(BRIDGE), reread=True,
+                                             on_token=quiet.append)  # fmt: skip
+    assert quiet == []  # no marker streamed
+
+
+def test_the_coded_reading_first_is_for_english_questions() -> None:
+    """The certainty cut was measured on English questions: another language reads prose."""
+    llm = SureLLM("27 Mayıs 1937", 0.9)
+    llm.prose = "27 Mayıs 1937 [1]."
+    bridge = "Golden Gate Köprüsü 27 Mayıs 1937'de açıldı."
+    out = Generator(llm, reading="code").generate(
+        "Golden Gate Köprüsü ne zaman açıldı?", strips(bridge), reread=True
+    )
+    assert not out.refused and out.text.startswith("27 Mayıs 1937 [1]"), out.text
+    assert all(c.json_schema is None for c in llm.calls)
