@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 from crag.generate.answer_check import VERIFY_CUT, Checked, Verification, check_answer
 from crag.generate.citations import MARK, Source, has_words, number_sources
@@ -75,7 +75,7 @@ class Generator:
     code_span: bool = False
     # crag modes, "code": the reading of all sources is the coded one (English questions), and
     # its span stands only where every token of it was `code_sure` probable (code_reading).
-    reading: str = "prose"
+    reading: Literal["prose", "code"] = "prose"
     code_sure: float = 0.3
 
     def generate(
