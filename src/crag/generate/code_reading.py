@@ -160,6 +160,17 @@ def _unescape(text: str) -> str:
         return text
 
 
+def _read(
+    llm: LLM, question: str, sources: list[Source], purpose: str, temperature: float
+) -> tuple[Reading, str | None]:
+    """One coded reading of `sources`, in the prose reader's form, with its tokens'
+    log-probabilities, and its finish reason."""
+    request = code_request(question, sources, purpose=purpose, logprobs=True,
+                           temperature=temperature)  # fmt: skip
+    result = llm.chat(request)
+    return Reading(from_code(result.text), "all", 0, result.token_logprobs), result.finish_reason
+
+
 def read_as_code(
     llm: LLM,
     question: str,
@@ -170,15 +181,12 @@ def read_as_code(
 ) -> Reading:
     """The reading of all sources again, framed as code: its span replaces `main`'s (the prose
     reading, which answered). `main` is kept where the coded reading declines."""
-    request = code_request(question, sources, purpose="generate-code", logprobs=True,
-                           temperature=temperature)  # fmt: skip
-    result = llm.chat(request)
-    reply = from_code(result.text)
-    if declined(reply, sources):
+    coded, _ = _read(llm, question, sources, "generate-code", temperature)
+    if declined(coded.reply, sources):
         notes.append("the reading framed as code declined; the prose reading is kept")
         return main
-    notes.append(f"read as code: {reply!r} (prose: {main.reply!r})")
-    return Reading(reply, "all", 0, result.token_logprobs)
+    notes.append(f"read as code: {coded.reply!r} (prose: {main.reply!r})")
+    return coded
 
 
 def read_first_as_code(
@@ -192,12 +200,10 @@ def read_first_as_code(
     and its finish reason. Its tokens' log-probabilities come with it: how sure the model was
     of its span decides whether it is a candidate (`sure_only`). The JSON reply is not
     streamed: `on_token` gets its prose form once, unless it declined (no marker is sent)."""
-    request = code_request(question, sources, logprobs=True, temperature=temperature)
-    result = llm.chat(request)
-    reading = Reading(from_code(result.text), "all", 0, result.token_logprobs)
+    reading, finish = _read(llm, question, sources, "generate", temperature)
     if on_token is not None and not declined(reading.reply, sources):
         on_token(reading.reply)
-    return reading, result.finish_reason
+    return reading, finish
 
 
 def unsure(probs: tuple[float, ...], cut: float) -> bool:

@@ -168,10 +168,11 @@ class Generator:
         """The reading of all sources and of the best ones alone: the best-tied candidate that
         passes the answer check is the answer (crag.generate.reader)."""
         together = [main] if not declined(main.reply, sources) else []
-        if together and self.code_span and not extra and not self._coded(extra, language):
+        coded = self._coded(extra, language)  # `main` is the coded reading (generate)
+        if together and self.code_span and not extra and not coded:
             together = [read_as_code(self.llm, question, sources, main, notes, self.temperature)]
         found = candidates(together, question, sources, notes)
-        if self._coded(extra, language):
+        if coded:
             found = sure_only(found, self.code_sure, notes)
         # The readings alone are for answers copied from the wrong source: the source the
         # reading of all sources tied its answer in (0: tied nowhere) is not read again (on
