@@ -173,14 +173,15 @@ def eval_command(
         str,
         typer.Option(
             help="question: each question in every mode, then the next (load hits modes alike); "
-            "mode: all questions through one mode, then the next (fair latency for self-crag, "
-            "which otherwise reuses crag's prompts from the model's prompt cache)."
+            "mode: all questions through one mode, then the next. Either way a mode reuses "
+            "prompts other modes computed (llama.cpp's prompt cache): to compare latencies, "
+            "run each mode on its own."
         ),
     ] = "question",
 ) -> None:
     """Evaluate crag on a question set: accuracy, refusals, recall, verdicts, latency."""
     from crag.eval.gates import check_gates, parse_gate
-    from crag.eval.report import web_failed_lines
+    from crag.eval.notes import web_failed_lines
     from crag.eval.run import EvalConfig, plan_eval, run_eval
 
     config = EvalConfig(

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from crag.eval.notes import near_miss_note, shared_process_note, web_failed_note
 from crag.eval.plots import stages_run, write_plots
 from crag.eval.summary import VERDICTS, finite
 
@@ -113,34 +114,6 @@ def _groups_section(judged: dict[str, Any]) -> list[str]:
     return ["", _table(header, rows)]
 
 
-def web_failed_lines(modes: dict[str, Any]) -> list[str]:
-    """One warning per mode whose web searches failed on some questions."""
-    lines = []
-    for m, s in modes.items():
-        failed = s.get("web_failed") or {}
-        if failed.get("n"):
-            lines.append(
-                f"{m}: web search failed on {failed['n']} of {s['n']} questions, which were "
-                f"answered without it (first: {failed['first']})"
-            )
-    return lines
-
-
-def _web_failed_note(modes: dict[str, Any]) -> list[str]:
-    lines = web_failed_lines(modes)
-    return [f"**Warning**: {line}." for line in lines] + [""] if lines else []
-
-
-def _near_miss_note(meta: dict[str, Any]) -> str:
-    if not meta.get("near_miss"):
-        return ""
-    return (
-        f" Near-miss: {meta.get('near_miss_questions')} answerable question(s) "
-        f"(share {meta['near_miss']:g}) had their gold passage withheld from the index; they "
-        "count as should-refuse."
-    )
-
-
 def _near_miss_section(modes: dict[str, Any]) -> list[str]:
     rows = [
         [m, str(a["n_unanswerable"]), _pct(a["refusal_rate"]), _pct(a["found_elsewhere"]),
@@ -230,9 +203,9 @@ def render_markdown(summary: dict[str, Any]) -> str:
         f"`{meta['keyword_language']}`; evaluator {meta['evaluator']}, generator "
         f"`{meta['generator']}`, thresholds upper {meta['thresholds']['upper']} / lower "
         f"{meta['thresholds']['lower']}; web search `{meta['web']}`. "
-        f"Machine: {meta['machine']}." + _near_miss_note(meta),
+        f"Machine: {meta['machine']}." + near_miss_note(meta),
         "",
-        *_web_failed_note(modes),
+        *web_failed_note(modes),
         "## Answers",
         "",
         _table(ANSWER_COLUMNS, _answers_rows(modes)),
@@ -258,6 +231,7 @@ def render_markdown(summary: dict[str, Any]) -> str:
             _latency_rows(modes),
         ),
         "",
+        *shared_process_note(modes),
         "## Model calls per question",
         "",
         _calls_section(modes),

@@ -192,6 +192,7 @@ def test_report_writes_summary_markdown_and_pngs(tmp_path: Path) -> None:
     md = paths["report"].read_text()
     assert "| crag | 4 | 25.0% |" in md and "## Retrieval evaluator" in md
     assert "| rag | 4 |" in md
+    assert "these latencies do not compare modes" in md  # two modes shared one process
     for kind in ("accuracy", "latency", "verdicts"):
         png = paths[kind].read_bytes()
         assert png.startswith(b"\x89PNG") and len(png) > 5000
@@ -257,6 +258,7 @@ def test_near_miss_questions_should_be_refused_and_are_reported_apart(tmp_path: 
            "thresholds": {"upper": 0.5, "lower": 0.2}, "web": "none", "machine": "m"}  # fmt: skip
     write_report({"run": run, "modes": {"crag": s}}, tmp_path)
     report = (tmp_path / "report.md").read_text()
+    assert "do not compare modes" not in report  # one mode: nothing to compare
     assert (
         "## Near-miss questions" in report
         and "| crag | near_miss | 3 | 33.3% | 66.7% | 50.0% |" in report
