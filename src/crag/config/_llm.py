@@ -101,7 +101,11 @@ class LLMRoleSettings(BaseModel):
 
 _ROLE_DEFAULTS: dict[str, dict[str, Any]] = {
     "grader": {},
-    "generator": {"model": "qwen2.5-coder-1.5b", "parallel": 1},
+    # Two slots: the reader and the verifier take turns on the generator's model, and
+    # llama.cpp gives each request the idle slot whose cached prompt it shares most of, so the
+    # verifier's instructions stay computed (one slot: 4 of ~150 prompt tokens found cached,
+    # 1.7 s a verification on 2 cores; two: 27, 1.4 s). About 115 MB more KV cache.
+    "generator": {"model": "qwen2.5-coder-1.5b", "parallel": 2},
 }
 
 
@@ -143,7 +147,7 @@ class LLMSettings(BaseModel):
     @classmethod
     def _role_defaults(cls, value: Any) -> Any:
         """A role given in part (`CRAG_LLM__GENERATOR__MODEL=...`) keeps its role's defaults
-        for the fields not given, e.g. the generator's single llama.cpp slot."""
+        for the fields not given, e.g. the generator's model."""
         if isinstance(value, dict):
             value = dict(value)
             for role, defaults in _ROLE_DEFAULTS.items():

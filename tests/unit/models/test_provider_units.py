@@ -78,7 +78,7 @@ def test_toml_spec_strings_and_role_defaults(monkeypatch, tmp_path: Path) -> Non
     )
     llm = load_settings().llm
     assert llm.reflector is not None and llm.reflector.provider == "groq"
-    assert llm.generator.model == "qwen2.5-coder-0.5b" and llm.generator.parallel == 1
+    assert llm.generator.model == "qwen2.5-coder-0.5b" and llm.generator.parallel == 2
     monkeypatch.setenv("CRAG_LLM__GENERATOR__PARALLEL", "3")
     assert load_settings().llm.generator.model == "qwen2.5-coder-0.5b"  # not reset to 0.5b default
 
