@@ -22,7 +22,7 @@ from typing import Any
 from bench.common import console, generator, print_table, roc_auc, write_results
 from bench.reader_prompts import load, outcome
 from crag.generate.citations import number_sources
-from crag.generate.code_reading import code_request, from_code
+from crag.generate.code_reading import read_first_as_code
 from crag.generate.declined import declined
 from crag.generate.reader import candidate
 
@@ -43,11 +43,11 @@ def main() -> None:
     for run in args.runs:
         for q in load(run)[: args.limit]:
             sources = number_sources(q.strips)
-            result = llm.chat(code_request(q.question, sources, logprobs=True))
-            reply = from_code(result.text)
+            reading, _ = read_first_as_code(llm, q.question, sources)
+            reply = reading.reply
             cand = None
             if not declined(reply, sources):
-                cand = candidate(reply, q.question, sources, "all", 0, result.token_logprobs)
+                cand = candidate(reply, q.question, sources, "all", 0, reading.tokens)
             short = cand.short if cand else ""
             rows.append({"run": str(run), "question": q.question, "reply": reply,
                          "outcome": outcome(short, q.answers, q.answerable, q.language),
