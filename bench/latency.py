@@ -8,7 +8,7 @@ mode would: in one process the second mode found the first one's work on the sam
 cached — the reranker's scores, and llama.cpp's prompt cache (`cache_ram_mib`), which kept
 rag's computed instructions *and the chunk text its strips start with* — and was timed about
 1.3x to 2x faster than on its own (2026-11-29: crag p50 ×0.57 of rag's alternating in one
-process, ×0.98 in processes of their own). Each process indexes the SQuAD dev subset, loads
+process, ×1.00 in processes of their own). Each process indexes the SQuAD dev subset, loads
 and warms its models (one throw-away question), then times its questions. Stage times come
 from the answer's trace (`trace.stages_ms`), totals from `trace.total_ms`; model calls and
 tokens are summed per mode. `--only MODE` runs one mode in this process (what each of the
