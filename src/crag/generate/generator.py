@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from crag.generate.answer_check import VERIFY_CUT, Checked, Verification, check_answer
+from crag.generate.choice import NOT_IN_SOURCES, choose
 from crag.generate.citations import MARK, Source, has_words, number_sources
 from crag.generate.code_reading import read_as_code, read_first_as_code, sure_only
 from crag.generate.declined import declined, without_marker
@@ -26,7 +27,7 @@ from crag.generate.generated import Generated
 from crag.generate.language import detect_language, language_name
 from crag.generate.prompt import FEEDBACK, NOT_FOUND, SECOND_LOOK, reading_request
 from crag.generate.quote import STOP, Explain, close_draft, close_marker
-from crag.generate.reader import Candidate, Reading, best_sources, candidates, rank
+from crag.generate.reader import Reading, best_sources, candidates
 from crag.generate.refusal import refusal_text
 from crag.models.llm.base import LLM, ChatRequest, stream_chat
 from crag.types import Strip
@@ -34,13 +35,6 @@ from crag.types import Strip
 __all__ = ["NOT_FOUND", "Generated", "Generator", "refusal_text"]
 
 Verify = Callable[[str, str, str], float]  # (question, short answer, passage) -> P(yes)
-_NOT_IN_SOURCES = "no answer to the question was found in the retrieved sources"
-_NOT_CORROBORATED = "the best source, read on its own, does not give the answer"
-
-
-def _only_all(found: list[Candidate]) -> bool:
-    """Every candidate came from the reading of all sources: no reading alone gave one."""
-    return all(c.reading == "all" for c in found)
 
 
 @dataclass(slots=True)
@@ -137,7 +131,7 @@ class Generator:
             return self._refuse(language, sources, "the model returned an empty answer",
                                 [*notes, "generator returned empty output"])  # fmt: skip
         if declined(raw, sources):
-            return self._refuse(language, sources, _NOT_IN_SOURCES, notes)
+            return self._refuse(language, sources, NOT_IN_SOURCES, notes)
         checked = self._check(raw, question, sources, strips, language, evidence_floor, verify)
         notes += checked.notes
         asked = [checked.verified] if checked.verified else []
@@ -166,7 +160,7 @@ class Generator:
         finish_reason: str | None,
     ) -> Generated:
         """The reading of all sources and of the best ones alone: the best-tied candidate that
-        passes the answer check is the answer (crag.generate.reader)."""
+        passes the answer check is the answer (crag.generate.reader, crag.generate.choice)."""
         together = [main] if not declined(main.reply, sources) else []
         coded = self._coded(extra, language)  # `main` is the coded reading (generate)
         if together and self.code_span and not extra and not coded:
@@ -191,60 +185,28 @@ class Generator:
                 alone.append(reading)
         found += candidates(alone, question, sources, notes)
         asked: list[Verification] = []
-        out = self._choose(found, bool(read), question, sources, strips, language, notes,
-                           evidence_floor, verify, finish_reason, asked)  # fmt: skip
+        choice = choose(
+            found,
+            lambda reply: self._check(
+                reply, question, sources, strips, language, evidence_floor, verify
+            ),
+            notes,
+            asked,
+            read=bool(read),
+            unsure=evidence_floor is not None,  # the evaluator did not say CORRECT
+            corroborate=self.corroborate,
+            align_floor=self.align_floor,
+            prefer_best=self.prefer_best,
+        )
+        if (checked := choice.checked) is None or choice.candidate is None:
+            out = self._refuse(language, sources, choice.reason, notes)
+        else:
+            if finish_reason == "length" and choice.candidate.reading == "all":
+                notes.append(f"answer cut at max_tokens={self.max_tokens}")
+            out = Generated(checked.text, checked.citations, False, language, sources, notes,
+                            checked.support)  # fmt: skip
         out.candidates, out.read_alone, out.verifications = found, read, asked
         return out
-
-    def _choose(
-        self,
-        found: list[Candidate],
-        read: bool,
-        question: str,
-        sources: list[Source],
-        strips: list[Strip],
-        language: str,
-        notes: list[str],
-        evidence_floor: float | None,
-        verify: Verify | None,
-        finish_reason: str | None,
-        asked: list[Verification],
-    ) -> Generated:
-        """The first of the ranked candidates that passes the answer check, or a refusal.
-        `read`: some source was read alone (corroboration needs one to have declined);
-        `asked` receives each verification the checks ask."""
-        if not found:
-            return self._refuse(language, sources, _NOT_IN_SOURCES, notes)
-        notes.append("candidates: " + "; ".join(
-            f"{c.short!r} ({c.reading}, tied {c.alignment:.2f} in [{c.source}])" for c in found
-        ))  # fmt: skip
-        unsure = evidence_floor is not None  # the evaluator did not say CORRECT
-        if self.corroborate and unsure and read and _only_all(found):
-            notes.append("the best source read alone gave no answer: not corroborated")
-            return self._refuse(language, sources, _NOT_CORROBORATED, notes)
-        ranked = rank(found, self.align_floor, self.prefer_best)
-        if not ranked:
-            notes.append(f"no reading alone reached the alignment floor {self.align_floor:.2f}")
-            return self._refuse(language, sources, _NOT_IN_SOURCES, notes)
-        reason = ""
-        for cand in ranked:
-            checked = self._check(
-                cand.reply, question, sources, strips, language, evidence_floor, verify
-            )
-            notes += checked.notes
-            if checked.verified:
-                asked.append(checked.verified)
-            if checked.reason:
-                reason = reason or checked.reason
-                continue
-            if cand.reading != "all":
-                notes.append(f"answered from the reading of source [{cand.read}] alone")
-            if finish_reason == "length" and cand.reading == "all":
-                notes.append(f"answer cut at max_tokens={self.max_tokens}")
-            return Generated(
-                checked.text, checked.citations, False, language, sources, notes, checked.support
-            )
-        return self._refuse(language, sources, reason, notes)
 
     def _read_alone(self, question: str, src: Source, language: str, extra: str) -> Reading | None:
         """The reading of `src` alone, its reply citing `src.n`; None when it declined."""
