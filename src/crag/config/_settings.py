@@ -14,6 +14,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from crag.config._generate import GenerateSettings
 from crag.config._index import (
     EmbeddingSettings,
     IndexSettings,
@@ -25,7 +26,6 @@ from crag.config._index import (
 from crag.config._llm import ROLES, LLMSettings
 from crag.config._stages import (
     EvaluateSettings,
-    GenerateSettings,
     PipelineSettings,
     RefineSettings,
     WebSettings,
