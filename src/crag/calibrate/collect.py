@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from crag.calibrate.curve import Observation
 from crag.calibrate.journal import Journal
 from crag.calibrate.questions import GeneratedQuestion, Rejected, ask_for_question, sample_chunks
 from crag.calibrate.scoring import (
@@ -21,7 +22,6 @@ from crag.calibrate.scoring import (
     answer_outcome,
     score_question,
 )
-from crag.calibrate.search import Observation
 from crag.datasets.answers import normalize
 from crag.types import Chunk
 

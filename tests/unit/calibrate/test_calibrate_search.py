@@ -7,15 +7,8 @@ import math
 
 import pytest
 
-from crag.calibrate.search import (
-    MIN_CUT,
-    Observation,
-    candidates,
-    choose_thresholds,
-    curve,
-    cut_candidates,
-    point,
-)
+from crag.calibrate.curve import MIN_CUT, Observation, candidates, curve, cut_candidates, point
+from crag.calibrate.search import choose_thresholds
 
 
 def answerable(*scores: float, gold: int | None = 0) -> Observation:
