@@ -18,7 +18,15 @@ from pathlib import Path
 
 from crag.server.job import Job
 
-__all__ = ["read_jobs", "remove_job", "remove_orphans", "resume_on_start", "write_job"]
+__all__ = [
+    "delete_uploads",
+    "read_jobs",
+    "recover_jobs",
+    "remove_job",
+    "remove_orphans",
+    "resume_on_start",
+    "write_job",
+]
 
 log = logging.getLogger("crag.server")
 
@@ -81,3 +89,31 @@ def resume_on_start(job: Job) -> bool:
     job.state, job.started = "queued", None
     job.note = "resumed after a server restart"
     return True
+
+
+def delete_uploads(job: Job) -> None:
+    """Delete the spooled files of a job that ended (or cannot resume)."""
+    for upload in job.uploads:
+        upload.path.unlink(missing_ok=True)
+
+
+def recover_jobs(jobs_dir: Path, keep: int) -> tuple[list[Job], list[Job]]:
+    """The jobs persisted in `jobs_dir` (oldest first) and those of them queued again.
+
+    A job found queued or running is queued again when its files are all there, else failed
+    with the reason and its files deleted (`resume_on_start`); either way its record is
+    written back. Of the finished jobs, the newest `keep` are kept: older records are deleted."""
+    jobs = read_jobs(jobs_dir)
+    resumed: list[Job] = []
+    for job in jobs:
+        if job.state in ("queued", "running"):
+            if resume_on_start(job):
+                resumed.append(job)
+            else:
+                delete_uploads(job)
+            write_job(jobs_dir, job)
+    finished = [j for j in jobs if j.state in ("done", "failed")]
+    dropped = {j.id for j in finished[: max(0, len(finished) - keep)]}
+    for job_id in dropped:
+        remove_job(jobs_dir, job_id)
+    return [j for j in jobs if j.id not in dropped], resumed

@@ -40,13 +40,7 @@ from crag.errors import CragError
 from crag.index.store import Index
 from crag.server.gate import Busy
 from crag.server.job import Job, JobCancelled, Upload
-from crag.server.job_disk import (
-    read_jobs,
-    remove_job,
-    remove_orphans,
-    resume_on_start,
-    write_job,
-)
+from crag.server.job_disk import delete_uploads, recover_jobs, remove_job, remove_orphans, write_job
 from crag.server.job_work import do_job, job_checker, repair_after_stop, repair_at_start
 
 __all__ = ["Job", "JobCancelled", "JobRunner", "Upload"]
@@ -135,18 +129,8 @@ class JobRunner:
         queued job needs. Returns the jobs queued again."""
         resumed: list[Job] = []
         if self.jobs_dir is not None:
-            for job in read_jobs(self.jobs_dir):
-                if job.state in ("queued", "running"):
-                    if resume_on_start(job):
-                        resumed.append(job)
-                    else:
-                        self._cleanup(job)
-                    self._save(job)
-                self._jobs[job.id] = job
-            finished = [j for j in self._jobs.values() if j.state in ("done", "failed")]
-            for job in finished[: max(0, len(finished) - self.keep)]:
-                del self._jobs[job.id]
-                self._forget(job.id)
+            jobs, resumed = recover_jobs(self.jobs_dir, self.keep)
+            self._jobs.update((job.id, job) for job in jobs)
             for job in resumed:
                 self._queue.put(job)
         if self.spool_dir is not None:
@@ -299,5 +283,4 @@ class JobRunner:
 
     @staticmethod
     def _cleanup(job: Job) -> None:
-        for upload in job.uploads:
-            upload.path.unlink(missing_ok=True)
+        delete_uploads(job)

@@ -32,7 +32,8 @@ from psycopg import sql
 
 from crag.index.postgres.store import PgIndex
 from crag.server.gate import Busy
-from crag.server.jobs import Job, JobRunner, Upload
+from crag.server.jobs import Job, JobRunner
+from crag.server.pgjob_files import delete_files, materialise, store_files
 from crag.server.pglease import Lease
 
 __all__ = ["PgJobRunner"]
@@ -120,7 +121,6 @@ class PgJobRunner(JobRunner):
                 "(server.max_jobs); retry later",
                 retry_after=30,
             )
-        files = [(i, u.path.name, u.path.read_bytes()) for i, u in enumerate(job.uploads)]
         record = json.dumps(job.record(), ensure_ascii=False)
         with self.db.connection() as conn, conn.transaction():
             conn.execute(
@@ -129,11 +129,7 @@ class PgJobRunner(JobRunner):
                 ),
                 (job.id, self.collection, job.state, record),
             )
-            with conn.cursor() as cur:
-                cur.executemany(
-                    self._q("INSERT INTO {s}.job_files VALUES (%s, %s, %s, %s)"),
-                    [(job.id, i, name, data) for i, name, data in files],
-                )
+            store_files(conn, self.s, job)
         for upload in job.uploads:
             upload.path.unlink(missing_ok=True)  # the database holds the bytes now
         with self._lock:
@@ -180,7 +176,7 @@ class PgJobRunner(JobRunner):
                     self._q("UPDATE {s}.jobs SET state=%s, record=%s, updated=now() WHERE id=%s"),
                     (job.state, json.dumps(job.record(), ensure_ascii=False), job_id),
                 )
-                conn.execute(self._q("DELETE FROM {s}.job_files WHERE job_id=%s"), (job_id,))
+                delete_files(conn, self.s, job_id)
                 job.done_event.set()
         return job
 
@@ -256,28 +252,11 @@ class PgJobRunner(JobRunner):
                     self._q("UPDATE {s}.jobs SET claimed_by=%s, attempts=attempts+1 WHERE id=%s"),
                     (self.replica, job.id),
                 )
-                self._materialise(conn, job)
+                materialise(conn, self.s, job, self.running_dir)
                 with self._lock:
                     self._jobs[job.id] = job
                 return job
         return None
-
-    def _materialise(self, conn: Any, job: Job) -> None:
-        """Write the job's uploaded bytes into this replica's spool folder."""
-        folder = self.running_dir
-        folder.mkdir(parents=True, exist_ok=True)
-        rows = conn.execute(
-            self._q("SELECT position, name, data FROM {s}.job_files WHERE job_id=%s"), (job.id,)
-        ).fetchall()
-        data = {position: (name, bytes(blob)) for position, name, blob in rows}
-        uploads = []
-        for i, upload in enumerate(job.uploads):
-            name, blob = data.get(i, (upload.path.name, None))
-            path = folder / f"{job.id}-{i}-{name}"
-            if blob is not None:
-                path.write_bytes(blob)
-            uploads.append(Upload(upload.source, path, upload.original))
-        job.uploads = uploads
 
     def _release(self, job_id: str) -> None:
         self._lease.release(job_id)
@@ -306,4 +285,4 @@ class PgJobRunner(JobRunner):
         for upload in job.uploads:
             upload.path.unlink(missing_ok=True)
         with self.db.connection() as conn:
-            conn.execute(self._q("DELETE FROM {s}.job_files WHERE job_id=%s"), (job.id,))
+            delete_files(conn, self.s, job.id)
