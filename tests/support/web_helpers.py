@@ -1,4 +1,5 @@
-"""Shared pieces of the web tests: the local search double and a word-overlap evaluator.
+"""Shared pieces of the web tests: the local search double, a word-overlap evaluator, and an
+LLM with one fixed reply (for the query rewrite, whose parsing is what those tests check).
 
 The overlap evaluator stands in for the LLM judge only in the quick tests of the web plumbing
 (search, fetch, cache, faults), where what is judged does not matter; `test_web_live.py` runs
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from crag.models.llm.base import ChatResult
 from crag.types import Chunk, ScoredChunk
 
 _WORD = re.compile(r"\w+")
@@ -17,6 +19,20 @@ _STOP = {"the", "a", "an", "of", "in", "on", "who", "what", "is", "was", "where"
 
 def words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+
+
+class ReplyLLM:
+    """Replies `reply` to every chat (raises it, when it is an exception)."""
+
+    name = "stub"
+
+    def __init__(self, reply: str | Exception) -> None:
+        self.reply = reply
+
+    def chat(self, request: object) -> ChatResult:
+        if isinstance(self.reply, Exception):
+            raise self.reply
+        return ChatResult(self.reply)
 
 
 class OverlapEvaluator:

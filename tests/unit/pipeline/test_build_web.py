@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 from tests.servers.search_double import SearchDouble
-from tests.support.web_helpers import FESTIVAL, OverlapEvaluator
+from tests.support.web_helpers import FESTIVAL, OverlapEvaluator, ReplyLLM
 
 from crag.config import load_settings
-from crag.models.llm.base import ChatResult
 from crag.pipeline.build import make_web_corrector
 from crag.web import TavilySearch, WebCorrector
 
@@ -19,18 +18,6 @@ KEY = "tvly-test-key"
 def double():
     with SearchDouble([FESTIVAL], api_key=KEY) as server:
         yield server
-
-
-class ReplyLLM:
-    """An LLM that always replies `reply` (the rewrite's; the tests here never rely on it)."""
-
-    name = "stub"
-
-    def __init__(self, reply: str) -> None:
-        self.reply = reply
-
-    def chat(self, request) -> ChatResult:
-        return ChatResult(self.reply)
 
 
 def test_build_pipeline_default_is_offline_and_web_settings_build_a_corrector(tmp_path) -> None:

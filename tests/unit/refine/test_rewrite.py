@@ -6,23 +6,13 @@ The first two cases are web queries seen in real runs (issue 19)."""
 from __future__ import annotations
 
 import pytest
+from tests.support.web_helpers import ReplyLLM
 
-from crag.models.llm.base import ChatResult
 from crag.refine.rewrite import QueryRewriter, keyword_query
 from crag.refine.rewrite_check import check_rewrite, key_terms
 
 MACYS = "when was the first macy's thanksgiving day parade held"
 MOON = "who was the second person to walk on the moon"
-
-
-class ReplyLLM:
-    name = "stub"
-
-    def __init__(self, reply: str) -> None:
-        self.reply = reply
-
-    def chat(self, request) -> ChatResult:
-        return ChatResult(self.reply)
 
 
 def rewrite(reply: str, question: str):

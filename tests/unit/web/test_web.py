@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 from tests.servers.search_double import SearchDouble
-from tests.support.web_helpers import FESTIVAL, ListRetriever, OverlapEvaluator
+from tests.support.web_helpers import FESTIVAL, ListRetriever, OverlapEvaluator, ReplyLLM
 
 from crag.errors import (
     BlockedAddressError,
@@ -254,18 +254,6 @@ def test_cache_expires_and_persists(tmp_path: Path) -> None:
 
 
 # -- query rewriting ------------------------------------------------------------------------
-
-
-class ReplyLLM:
-    name = "stub"
-
-    def __init__(self, reply: str | Exception) -> None:
-        self.reply = reply
-
-    def chat(self, request) -> ChatResult:
-        if isinstance(self.reply, Exception):
-            raise self.reply
-        return ChatResult(self.reply)
 
 
 Q = "who played worf on star trek the next generation?"
