@@ -1,0 +1,16 @@
+"""Writing a test's input file: text as UTF-8, bytes as they are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["write"]
+
+
+def write(path: Path, data: str | bytes) -> Path:
+    """Write `data` to `path` (text as UTF-8) and return the path."""
+    if isinstance(data, str):
+        path.write_text(data, encoding="utf-8")
+    else:
+        path.write_bytes(data)
+    return path
