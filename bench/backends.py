@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from bench.common import console, machine_info, percentile, print_table, write_results
-from bench.retrieval import NQ_PASSAGES, NQ_QUESTIONS, nq_subset
+from bench.retrieval_data import NQ_PASSAGES, NQ_QUESTIONS, nq_subset
 
 MODES = ("bm25", "dense", "hybrid")
 

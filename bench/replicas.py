@@ -39,7 +39,7 @@ import httpx
 
 from bench.common import console, machine_info, percentile, write_results
 from bench.replica_proc import Replica
-from bench.retrieval import NQ_PASSAGES, NQ_QUESTIONS
+from bench.retrieval_data import NQ_PASSAGES, NQ_QUESTIONS
 
 # A question every PAUSE_S per client, not back to back: on 2 shared cores, back-to-back
 # searches (each embeds its question) left the replicas no CPU to ingest with (first run:

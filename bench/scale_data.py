@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.retrieval import NQ_QUESTIONS
+from bench.retrieval_data import NQ_QUESTIONS
 
 __all__ = ["KB_COLLECTION", "Corpus", "build_corpus", "sources"]
 
