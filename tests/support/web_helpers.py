@@ -1,5 +1,6 @@
-"""Shared pieces of the web tests: the local search double, a word-overlap evaluator, and an
-LLM with one fixed reply (for the query rewrite, whose parsing is what those tests check).
+"""Shared pieces of the web tests: the search double's key and documents, a page fetcher that
+may reach it, a word-overlap evaluator, and an LLM with one fixed reply (for the query rewrite,
+whose parsing is what those tests check).
 
 The overlap evaluator stands in for the LLM judge only in the quick tests of the web plumbing
 (search, fetch, cache, faults), where what is judged does not matter; `test_web_live.py` runs
@@ -9,9 +10,11 @@ the same flow with the real packaged models.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from crag.models.llm.base import ChatResult
 from crag.types import Chunk, ScoredChunk
+from crag.web import PageFetcher
 
 _WORD = re.compile(r"\w+")
 _STOP = {"the", "a", "an", "of", "in", "on", "who", "what", "is", "was", "where", "when", "to"}
@@ -73,3 +76,23 @@ FESTIVAL = {
         "the river."
     ),
 }
+
+
+# The search double's API key, and its documents for the web unit tests: a page to find, one
+# that never ends, one that trickles, and one that is binary.
+KEY = "tvly-test-key"
+WEB_DOCS = [
+    FESTIVAL,
+    {
+        "id": "bees",
+        "text": "Honey bees perform a waggle dance to tell nest mates where flowers are.",
+    },
+    {"id": "endless", "kind": "endless", "title": "Endless", "text": "zorblat endless filler"},
+    {"id": "slow", "kind": "slow", "title": "Slow", "text": "zorblat slow trickle"},
+    {"id": "binary", "kind": "binary", "title": "Binary", "text": "zorblat binary blob"},
+]
+
+
+def fetcher(**kw: Any) -> PageFetcher:
+    """A page fetcher allowed to reach the double on 127.0.0.1, with small test limits."""
+    return PageFetcher(allow_private_addresses=True, **{"timeout": 1.5, "max_bytes": 100_000, **kw})

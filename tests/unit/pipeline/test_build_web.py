@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import pytest
 from tests.servers.search_double import SearchDouble
-from tests.support.web_helpers import FESTIVAL, OverlapEvaluator, ReplyLLM
+from tests.support.web_helpers import FESTIVAL, KEY, OverlapEvaluator, ReplyLLM
 
 from crag.config import load_settings
 from crag.pipeline.build import make_web_corrector
 from crag.web import TavilySearch, WebCorrector
-
-KEY = "tvly-test-key"
 
 
 @pytest.fixture
