@@ -9,10 +9,10 @@ the machine that wrote it (none of them ships with the repository).
 
 The folder is ingested once into a fresh collection under `--data` (a temporary directory by
 default), then every question goes through `Pipeline.ask` at the configured settings. Each
-answer is printed with its verdict and marked `match` where the expected text stands in it
-(case and spacing ignored) or, for ABSENT, where it was refused: a first reading only — an
-answer in other words ("900,000 bytes" for "900k") is judged by hand, as in the benchmarks
-document.
+answer is printed with its verdict and the documents it cites, and marked `match` where the
+expected text stands in it (case and spacing ignored) or, for ABSENT, where it was refused: a
+first reading only — an answer in other words ("900,000 bytes" for "900k"), or a right answer
+citing the wrong document, is judged by hand, as in the benchmarks document.
 """
 
 from __future__ import annotations
@@ -73,12 +73,16 @@ def run(questions: Path, docs: Path, data: Path) -> list[dict[str, Any]]:
             "refused": answer.refused,
             "verdict": str(answer.trace.verdict),
             "match": matches(expected, answer.text, answer.refused),
+            # the documents the answer cites: a right answer may cite the wrong page
+            "cited": sorted({Path(c.source).name for c in answer.citations}),
             "seconds": round(time.perf_counter() - started, 1),
         }
         rows.append(row)
         mark = "match" if row["match"] else "-----"
         console.print(
-            f"{mark} {row['verdict']:<9} {question}\n      {answer.text[:160]}", markup=False
+            f"{mark} {row['verdict']:<9} {question}\n      {answer.text[:160]}"
+            f"\n      cites {', '.join(row['cited']) or '-'}",
+            markup=False,
         )
     return rows
 
