@@ -32,6 +32,7 @@ from psycopg import sql
 
 from crag.index.postgres.store import PgIndex
 from crag.server.gate import Busy
+from crag.server.job_disk import delete_uploads
 from crag.server.jobs import Job, JobRunner
 from crag.server.pgjob_files import delete_files, materialise, store_files
 from crag.server.pglease import Lease
@@ -282,7 +283,6 @@ class PgJobRunner(JobRunner):
     # the base's _cleanup is a staticmethod; this one needs self.db for the stored bytes
     def _cleanup(self, job: Job) -> None:  # type: ignore[override]
         """Delete the local copies and the stored bytes of a finished job."""
-        for upload in job.uploads:
-            upload.path.unlink(missing_ok=True)
+        delete_uploads(job)
         with self.db.connection() as conn:
             delete_files(conn, self.s, job.id)
