@@ -1,4 +1,4 @@
-"""What the reading tests share: passages, a scripted reader, and two sections of a manual."""
+"""What the reading tests share: passages, scripted readers, and two sections of a manual."""
 
 from __future__ import annotations
 
@@ -62,3 +62,22 @@ def sections() -> list[Strip]:
         replace(s, chunk=replace(s.chunk, title="UDP/datagram sockets", metadata={"heading": h}))
         for s, h in zip(found, heads, strict=True)
     ]
+
+
+@dataclass
+class ScriptedLLM:
+    """Replies with a fixed text: what a small generator was seen to write."""
+
+    reply: str
+    name: str = "scripted"
+    calls: list[ChatRequest] = field(default_factory=list)
+
+    def chat(self, request: ChatRequest) -> ChatResult:
+        self.calls.append(request)
+        return ChatResult(text=self.reply, finish_reason="stop")
+
+
+MOON = (
+    "Neil Armstrong was the first person to walk on the Moon.",
+    "Buzz Aldrin was the second person to walk on it, in July 1969.",
+)

@@ -7,33 +7,19 @@ source's sentence, is tested in test_quote.py."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 from functools import partial
 
 import pytest
+from tests.support.reading import MOON, ScriptedLLM
 from tests.support.strips import strips
 
 from crag.generate import Generator
 from crag.generate.citations import answer_sentences, has_words
 from crag.generate.support import recite, supported_sentences
 from crag.models.llm.base import ChatRequest, ChatResult
-from crag.refine.strips import decompose
 
 Written = partial(Generator, explain="model")
-
-
-@dataclass
-class ScriptedLLM:
-    """Replies with a fixed text: what a small generator was seen to write."""
-
-    reply: str
-    name: str = "scripted"
-    calls: list[ChatRequest] = field(default_factory=list)
-
-    def chat(self, request: ChatRequest) -> ChatResult:
-        self.calls.append(request)
-        return ChatResult(text=self.reply, finish_reason="stop")
 
 
 @pytest.mark.parametrize(
@@ -176,12 +162,6 @@ class RepliesLLM:
         return ChatResult(text=self.replies[min(len(self.calls), len(self.replies)) - 1])
 
 
-MOON = (
-    "Neil Armstrong was the first person to walk on the Moon.",
-    "Buzz Aldrin was the second person to walk on it, in July 1969.",
-)
-
-
 def test_a_short_answer_is_cited_to_the_source_that_holds_it() -> None:
     out = Written(ScriptedLLM("Buzz Aldrin")).generate(
         "Who was the second person to walk on the moon?", strips(*MOON)
@@ -254,90 +234,6 @@ def test_an_injected_link_never_reaches_the_answer() -> None:
         "What is the capital of Freedonia?", strips(*sources)
     )
     assert leading.refused and "evil.example" not in leading.text
-
-
-@dataclass
-class FixedVerifier:
-    """Says how sure it is that the passage states the answer; records what it was shown."""
-
-    p: float
-    seen: list[tuple[str, str]] = field(default_factory=list)
-
-    def score(self, question: str, passages: list[str]) -> list[float]:
-        self.seen.append((question, passages[0]))
-        return [self.p] * len(passages)
-
-
-def test_when_the_evaluator_is_unsure_the_passage_must_state_the_answer() -> None:
-    question = "Who was the second person to walk on the moon?"
-    no = FixedVerifier(0.2)
-    out = Written(ScriptedLLM("Buzz Aldrin [2]"), verifier=no).generate(
-        question, strips(*MOON), evidence_floor=0.1
-    )
-    # the reason says what is true: the passage holds a proposed answer, not the answer
-    reason = "the passage the proposed answer comes from does not state it as the answer to this"
-    assert out.refused and reason in out.text, out.text
-    asked, passage = no.seen[0]
-    assert asked.endswith("Answer: Buzz Aldrin") and passage == MOON[1]
-    yes = FixedVerifier(0.9)
-    out = Written(ScriptedLLM("Buzz Aldrin [2]"), verifier=yes).generate(
-        question, strips(*MOON), evidence_floor=0.1
-    )
-    assert not out.refused and out.text == "Buzz Aldrin [2]"
-    # a confident verdict (no floor) needs no verification call
-    quiet = FixedVerifier(0.0)
-    Written(ScriptedLLM("Buzz Aldrin [2]"), verifier=quiet).generate(question, strips(*MOON))
-    assert quiet.seen == []
-
-
-def test_the_verification_reads_each_strip_on_one_line_as_the_reader_did() -> None:
-    """A strip keeps a blank line after a list item for its quotes (crag.refine.strips); the
-    verification reads the passage as the reader's prompt shows it, on one line."""
-    codes = "Files that the user cannot read from.\n\n* 130 -- The process got a SIGINT.\n\nDone."
-    read = decompose([strips(codes)[0].chunk], "excerption")
-    assert "\n\n" in read[0].text
-    seen = FixedVerifier(0.9)
-    Written(ScriptedLLM("130 [1]"), verifier=seen).generate(
-        "Which code means a SIGINT?", read, evidence_floor=0.1
-    )
-    assert seen.seen and seen.seen[0][1] == " ".join(read[0].text.split())
-
-
-def test_each_verification_is_recorded_with_its_cut() -> None:
-    question = "Who was the second person to walk on the moon?"
-    for reread in (False, True):
-        gen = Written(ScriptedLLM("Buzz Aldrin [2]"), verifier=FixedVerifier(0.6))
-        out = gen.generate(question, strips(*MOON), evidence_floor=0.1, reread=reread)
-        assert out.refused and len(out.verifications) >= 1
-        first = out.verifications[0]
-        assert (first.short, first.source, first.p_yes, first.cut) == ("Buzz Aldrin", 2, 0.6, 0.75)
-        assert not first.passed
-        low = Written(ScriptedLLM("Buzz Aldrin [2]"), verifier=FixedVerifier(0.6), verify_cut=0.5)
-        out = low.generate(question, strips(*MOON), evidence_floor=0.1, reread=reread)
-        assert not out.refused and out.verifications[-1].passed
-    nan = Written(ScriptedLLM("Buzz Aldrin [2]"), verifier=FixedVerifier(math.nan))
-    out = nan.generate(question, strips(*MOON), evidence_floor=0.1)
-    assert not out.refused and out.verifications[0].passed  # unknown never refuses
-    # not verified (a CORRECT verdict): nothing recorded
-    quiet = Written(ScriptedLLM("Buzz Aldrin [2]"), verifier=FixedVerifier(0.0))
-    assert quiet.generate(question, strips(*MOON)).verifications == []
-
-
-def test_verify_correct_checks_the_span_under_a_correct_verdict_too() -> None:
-    question = "Who was the second person to walk on the moon?"
-    for reread in (False, True):
-        no = FixedVerifier(0.2)
-        gen = Written(ScriptedLLM("Buzz Aldrin [2]"), verifier=no, verify_correct=True)
-        out = gen.generate(question, strips(*MOON), confident=True, reread=reread)
-        assert out.refused and "does not state it" in out.text
-        assert no.seen and no.seen[0][1] == MOON[1]
-    yes = FixedVerifier(0.9)
-    gen = Written(ScriptedLLM("Buzz Aldrin [2]"), verifier=yes, verify_correct=True)
-    assert not gen.generate(question, strips(*MOON), confident=True).refused
-    # plain RAG (no verdict, no floor) is never verified
-    quiet = FixedVerifier(0.0)
-    gen = Written(ScriptedLLM("Buzz Aldrin [2]"), verifier=quiet, verify_correct=True)
-    assert not gen.generate(question, strips(*MOON)).refused and quiet.seen == []
 
 
 def test_every_kept_explanation_sentence_cites_a_source_and_at_most_two_are_kept() -> None:
