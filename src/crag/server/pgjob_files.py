@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,24 +17,23 @@ from crag.server.job import Job, Upload
 
 __all__ = ["delete_files", "materialise", "store_files"]
 
+# The runner's statement builder (`PgJobRunner._q`): `{s}` in the text becomes its schema.
+Query = Callable[[str], sql.Composed]
 
-def _q(schema: sql.Identifier, text: str) -> sql.Composed:
-    return sql.SQL(text).format(s=schema)
 
-
-def store_files(conn: Any, schema: sql.Identifier, job: Job) -> None:
+def store_files(conn: Any, q: Query, job: Job) -> None:
     """Insert the bytes of each of `job`'s uploads, by position (within the caller's
     transaction)."""
     files = [(job.id, i, u.path.name, u.path.read_bytes()) for i, u in enumerate(job.uploads)]
     with conn.cursor() as cur:
-        cur.executemany(_q(schema, "INSERT INTO {s}.job_files VALUES (%s, %s, %s, %s)"), files)
+        cur.executemany(q("INSERT INTO {s}.job_files VALUES (%s, %s, %s, %s)"), files)
 
 
-def materialise(conn: Any, schema: sql.Identifier, job: Job, folder: Path) -> None:
+def materialise(conn: Any, q: Query, job: Job, folder: Path) -> None:
     """Write `job`'s stored bytes into `folder` and point its uploads at those files."""
     folder.mkdir(parents=True, exist_ok=True)
     rows = conn.execute(
-        _q(schema, "SELECT position, name, data FROM {s}.job_files WHERE job_id=%s"), (job.id,)
+        q("SELECT position, name, data FROM {s}.job_files WHERE job_id=%s"), (job.id,)
     ).fetchall()
     data = {position: (name, bytes(blob)) for position, name, blob in rows}
     uploads = []
@@ -46,6 +46,6 @@ def materialise(conn: Any, schema: sql.Identifier, job: Job, folder: Path) -> No
     job.uploads = uploads
 
 
-def delete_files(conn: Any, schema: sql.Identifier, job_id: str) -> None:
+def delete_files(conn: Any, q: Query, job_id: str) -> None:
     """Delete the stored bytes of a job that ended (done, failed or cancelled)."""
-    conn.execute(_q(schema, "DELETE FROM {s}.job_files WHERE job_id=%s"), (job_id,))
+    conn.execute(q("DELETE FROM {s}.job_files WHERE job_id=%s"), (job_id,))

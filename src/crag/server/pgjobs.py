@@ -130,9 +130,8 @@ class PgJobRunner(JobRunner):
                 ),
                 (job.id, self.collection, job.state, record),
             )
-            store_files(conn, self.s, job)
-        for upload in job.uploads:
-            upload.path.unlink(missing_ok=True)  # the database holds the bytes now
+            store_files(conn, self._q, job)
+        delete_uploads(job)  # the database holds the bytes now
         with self._lock:
             self._jobs[job.id] = job
             while len(self._jobs) > self.keep:
@@ -177,7 +176,7 @@ class PgJobRunner(JobRunner):
                     self._q("UPDATE {s}.jobs SET state=%s, record=%s, updated=now() WHERE id=%s"),
                     (job.state, json.dumps(job.record(), ensure_ascii=False), job_id),
                 )
-                delete_files(conn, self.s, job_id)
+                delete_files(conn, self._q, job_id)
                 job.done_event.set()
         return job
 
@@ -253,7 +252,7 @@ class PgJobRunner(JobRunner):
                     self._q("UPDATE {s}.jobs SET claimed_by=%s, attempts=attempts+1 WHERE id=%s"),
                     (self.replica, job.id),
                 )
-                materialise(conn, self.s, job, self.running_dir)
+                materialise(conn, self._q, job, self.running_dir)
                 with self._lock:
                     self._jobs[job.id] = job
                 return job
@@ -285,4 +284,4 @@ class PgJobRunner(JobRunner):
         """Delete the local copies and the stored bytes of a finished job."""
         delete_uploads(job)
         with self.db.connection() as conn:
-            delete_files(conn, self.s, job.id)
+            delete_files(conn, self._q, job.id)
