@@ -73,12 +73,6 @@ def share_models(pipeline: Any, grader: Any, generator: Any) -> None:
         rewriter_llm.llm = grader
 
 
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
 MODELS_DIR = ROOT / ".crag" / "models"  # assembled once per checkout, reused by every run
 
 

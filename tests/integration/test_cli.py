@@ -14,8 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import SAMPLE, write
+from tests.conftest import SAMPLE
 from tests.support.cli import in_process_crag
+from tests.support.files import write
 
 from crag.trace import Trace
 

@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.conftest import ROOT, assert_in_step, write
+from tests.conftest import ROOT, assert_in_step
+from tests.support.files import write
 
 from crag.index.retriever import HybridRetriever
 from crag.index.store import Index

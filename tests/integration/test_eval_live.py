@@ -15,8 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import MODELS_DIR, share_models, write
+from tests.conftest import MODELS_DIR, share_models
 from tests.support.cli import in_process_crag
+from tests.support.files import write
 
 from crag.datasets import load_dataset
 from crag.eval.harness import Harness

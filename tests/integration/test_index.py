@@ -8,7 +8,8 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from tests.conftest import SAMPLE, assert_in_step, vector_ids, write
+from tests.conftest import SAMPLE, assert_in_step, vector_ids
+from tests.support.files import write
 
 from crag.errors import EmbeddingMismatchError
 from crag.index.retriever import HybridRetriever

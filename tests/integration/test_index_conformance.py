@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.conftest import write
+from tests.support.files import write
 from tests.support.pdfs import pdf_pages
 
 from crag.config import Settings, load_settings

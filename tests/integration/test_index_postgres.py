@@ -14,7 +14,8 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from tests.conftest import ROOT, write
+from tests.conftest import ROOT
+from tests.support.files import write
 
 from crag.config import load_settings
 from crag.index.postgres.schema import SCHEMA_VERSION

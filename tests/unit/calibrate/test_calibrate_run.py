@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from tests.conftest import write
+from tests.support.files import write
 
 from crag.calibrate import CalibrateConfig, run_calibration
 from crag.calibrate.scoring import NEAR_MISS, Withholding, score_question, withheld

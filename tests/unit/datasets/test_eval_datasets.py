@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.conftest import write
+from tests.support.files import write
 
 from crag.datasets import load_dataset, select_items
 from crag.datasets.splits import nq_part

@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from tests.conftest import write
+from tests.support.files import write
 from tests.support.selfrag_questions import (
     DATASETS,
     DEFAULT_DATASETS,
