@@ -1,20 +1,20 @@
 """Providers against a real misbehaving HTTP server on 127.0.0.1 (tests/servers/faulty.py).
 
 Each fault asserts what a user or the pipeline observes: the error class and message (which
-provider, which model, what to do), how many requests the server saw, what reached the
-caller, and — for the judge — that an unreadable reply becomes a visible *unknown*, never a
-silent "irrelevant". No model is loaded; the servers are real sockets.
+provider, which model, what to do), how many requests the server saw and what reached the
+caller. The judge's faults are in `test_judge_faults.py`. No model is loaded; the servers are
+real sockets.
 """
 
 from __future__ import annotations
 
-import math
 import socket
 import time
 
 import pytest
 from tests.servers.faulty import FaultyAPI, malformed, reply, sleep, status, stream
 from tests.servers.loopback import serve
+from tests.support.fault_clients import ollama_client, openai_client
 
 from crag.errors import (
     LLMAuthError,
@@ -25,33 +25,18 @@ from crag.errors import (
     LLMTimeoutError,
     LLMUnavailableError,
 )
-from crag.grading import ActionTrigger, LLMJudge
 from crag.models.llm import (
     ChatRequest,
     OllamaLLM,
     OpenAICompatLLM,
     RoleLLM,
     recording_calls,
-    recording_notes,
 )
-from crag.types import Verdict
 
 pytestmark = pytest.mark.slow  # starts servers (no model: each test takes about a second)
 
 ASK = ChatRequest.of("Be brief.", "Say yes.", max_tokens=8)
 SECRET = "sk-test-0123456789abcdef-do-not-print"
-
-
-def _openai(url: str, **kw) -> OpenAICompatLLM:
-    kw.setdefault("max_retries", 2)
-    kw.setdefault("timeout", 5.0)
-    return OpenAICompatLLM("tiny", base_url=url + "/v1", **kw)
-
-
-def _ollama(url: str, **kw) -> OllamaLLM:
-    kw.setdefault("max_retries", 2)
-    kw.setdefault("timeout", 5.0)
-    return OllamaLLM("tiny:1b", base_url=url, **kw)
 
 
 def _free_port() -> int:
@@ -60,7 +45,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.mark.parametrize("make", [_openai, _ollama])
+@pytest.mark.parametrize("make", [openai_client, ollama_client])
 def test_server_down_names_provider_model_and_what_to_do(make) -> None:
     llm = make(f"http://127.0.0.1:{_free_port()}", max_retries=1)
     started = time.perf_counter()
@@ -78,14 +63,14 @@ def test_server_down_names_provider_model_and_what_to_do(make) -> None:
 
 def test_timeout_is_retried_then_reported() -> None:
     with serve(FaultyAPI, default=sleep(3.0)) as server:
-        llm = _openai(server.url, timeout=0.4, max_retries=1)
+        llm = openai_client(server.url, timeout=0.4, max_retries=1)
         with pytest.raises(LLMTimeoutError) as caught:
             llm.chat(ASK)
         assert len(server.state["requests"]) == 2
     assert "within 0.4 s" in str(caught.value) and "timeout" in str(caught.value)
 
 
-@pytest.mark.parametrize("make", [_openai, _ollama])
+@pytest.mark.parametrize("make", [openai_client, ollama_client])
 def test_429_then_success_honours_retry_after(make) -> None:
     steps = [status(429, "slow down", {"Retry-After": "1"}), reply("Yes")]
     with serve(FaultyAPI, steps=steps) as server:
@@ -104,12 +89,12 @@ def test_429_then_success_honours_retry_after(make) -> None:
 def test_429_forever_is_a_rate_limit_error() -> None:
     with serve(FaultyAPI, default=status(429, "quota", {"Retry-After": "0"})) as server:
         with pytest.raises(LLMRateLimitError) as caught:
-            _openai(server.url, max_retries=2).chat(ASK)
+            openai_client(server.url, max_retries=2).chat(ASK)
         assert len(server.state["requests"]) == 3
     assert "HTTP 429: quota" in str(caught.value)
 
 
-@pytest.mark.parametrize("make", [_openai, _ollama])
+@pytest.mark.parametrize("make", [openai_client, ollama_client])
 def test_500_is_retried_a_bounded_number_of_times(make) -> None:
     with serve(FaultyAPI, default=status(500, "CUDA out of memory")) as server:
         with pytest.raises(LLMServerError) as caught:
@@ -123,12 +108,12 @@ def test_500_is_retried_a_bounded_number_of_times(make) -> None:
 def test_500_then_success_streams_normally() -> None:
     with serve(FaultyAPI, steps=[status(503), stream(["Hel", "lo"])]) as server:
         pieces: list[str] = []
-        result = _openai(server.url).stream(ASK, pieces.append)
+        result = openai_client(server.url).stream(ASK, pieces.append)
     assert pieces == ["Hel", "lo"] and result.text == "Hello" and result.attempts == 2
     assert result.completion_tokens == 2
 
 
-@pytest.mark.parametrize("make", [_openai, _ollama])
+@pytest.mark.parametrize("make", [openai_client, ollama_client])
 @pytest.mark.parametrize("how", ["cut", "no_end"])
 def test_truncated_stream_is_an_error_after_the_tokens_it_delivered(make, how) -> None:
     step = stream(["The ", "answer ", "is"], cut=how == "cut", finish=False)
@@ -141,7 +126,7 @@ def test_truncated_stream_is_an_error_after_the_tokens_it_delivered(make, how) -
     assert "incomplete" in str(caught.value)
 
 
-@pytest.mark.parametrize("make", [_openai, _ollama])
+@pytest.mark.parametrize("make", [openai_client, ollama_client])
 def test_streams_deliver_pieces_and_usage(make) -> None:
     with serve(FaultyAPI, default=stream(["a", "b", "c"])) as server:
         pieces: list[str] = []
@@ -152,7 +137,7 @@ def test_streams_deliver_pieces_and_usage(make) -> None:
     assert body["stream"] is True
 
 
-@pytest.mark.parametrize("make", [_openai, _ollama])
+@pytest.mark.parametrize("make", [openai_client, ollama_client])
 def test_malformed_json_body_and_stream_line(make) -> None:
     with serve(FaultyAPI, default=malformed()) as server, pytest.raises(LLMResponseError) as caught:
         make(server.url).chat(ASK)
@@ -165,15 +150,15 @@ def test_malformed_json_body_and_stream_line(make) -> None:
         make(server.url).stream(ASK, lambda _: None)
 
 
-def test_not_an_openai_server() -> None:
+def test_not_anopenai_client_server() -> None:
     hello = serve(FaultyAPI, default=lambda h, b: h.send_json(200, {"hello": "world"}))
     with hello as server, pytest.raises(LLMResponseError, match="OpenAI-compatible"):
-        _openai(server.url).chat(ASK)
+        openai_client(server.url).chat(ASK)
 
 
-def test_unknown_ollama_model_says_pull() -> None:
+def test_unknownollama_client_model_says_pull() -> None:
     with serve(FaultyAPI, default=status(404, "model 'tiny:1b' not found")) as server:
-        llm = _ollama(server.url)
+        llm = ollama_client(server.url)
         with pytest.raises(LLMRequestError) as caught:
             llm.chat(ASK)
         assert len(server.state["requests"]) == 1  # a 404 is not retried
@@ -184,7 +169,7 @@ def test_key_goes_only_in_the_header_and_never_into_messages(monkeypatch) -> Non
     monkeypatch.setenv("CRAG_TEST_KEY", SECRET)
     echo = status(401, f"Incorrect API key provided: {SECRET}")
     with serve(FaultyAPI, default=echo) as server:
-        llm = _openai(server.url, api_key_env="CRAG_TEST_KEY")
+        llm = openai_client(server.url, api_key_env="CRAG_TEST_KEY")
         with pytest.raises(LLMAuthError) as caught:
             llm.chat(ASK)
         sent = server.state["requests"][0]["headers"]
@@ -197,7 +182,7 @@ def test_key_goes_only_in_the_header_and_never_into_messages(monkeypatch) -> Non
 def test_a_key_is_not_sent_to_a_host_it_does_not_belong_to(monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     with serve(FaultyAPI) as server:
-        _openai(server.url).chat(ASK)
+        openai_client(server.url).chat(ASK)
         sent = server.state["requests"][0]["headers"]
     assert "Authorization" not in sent
 
@@ -212,126 +197,21 @@ def test_missing_key_fails_before_sending(monkeypatch) -> None:
         assert "GROQ_API_KEY is not set" in llm.check().detail
 
 
-def test_server_rejecting_logprobs_is_learned_and_judge_goes_structured() -> None:
-    """Groq-like: 400 names `logprobs`; the provider drops it once and remembers."""
-    steps = [status(400, "logprobs is not supported with this model")]
-    with serve(FaultyAPI, steps=steps, default=reply('{"answer": "no"}')) as server:
-        judge = LLMJudge(_openai(server.url))
-        scores = judge.score("Where is the Eiffel Tower?", ["Bees dance.", "Ants march."])
-        bodies = [r["body"] for r in server.state["requests"]]
-    assert scores == [0.0, 0.0] and judge.uses_logprobs is False
-    assert "logprobs" in bodies[0] and all("logprobs" not in b for b in bodies[1:])
-    structured = [b for b in bodies if "response_format" in b]
-    assert structured and structured[0]["response_format"]["type"] == "json_schema"
-
-
-def test_server_rejecting_json_schema_falls_back_to_json_mode() -> None:
-    steps = [status(400, "response_format json_schema is not supported")]
-    with serve(FaultyAPI, steps=steps, default=reply('{"answer": "yes"}')) as server:
-        judge = LLMJudge(_openai(server.url), logprobs=False)
-        assert judge.score("q", ["p"]) == [1.0]
-        formats = [r["body"]["response_format"]["type"] for r in server.state["requests"]]
-    assert formats == ["json_schema", "json_object"]
-
-
-REFUSAL = "I'm sorry, but I can't help with that request."
-
-
-@pytest.mark.parametrize("make", [_openai, _ollama])
-def test_refusal_instead_of_a_score_is_retried_then_unknown_and_visible(make) -> None:
-    with serve(FaultyAPI, default=reply(REFUSAL)) as server:
-        judge = LLMJudge(make(server.url), attempts=3)
-        with recording_notes() as notes:
-            scores = judge.score("Where is the Eiffel Tower?", ["The tower is in Paris."])
-        requests = server.state["requests"]
-    assert len(scores) == 1 and math.isnan(scores[0])
-    # one logprob call (none came back), then three structured tries
-    assert len(requests) == 4 and judge.unjudged == 1
-    last = requests[-1]["body"]
-    assert any("could not be read" in m["content"] for m in last["messages"])
-    assert notes and "1 of 1 passages unscored" in notes[0] and "sorry" in notes[0]
-    # unknown routes to AMBIGUOUS, never to INCORRECT (the corrective branch stays on)
-    assert ActionTrigger(upper=0.5, lower=0.2).decide(scores) is Verdict.AMBIGUOUS
-
-
-@pytest.mark.parametrize(
-    ("text", "score"),
-    [
-        ('```json\n{"answer": "yes"}\n```', 1.0),
-        ('Sure! Here is my answer: {"answer": "no"} Hope this helps.', 0.0),
-        ('{"answer": "yes"', 1.0),  # cut off before the brace
-        ("Yes, because the passage names Paris.", 1.0),
-        ("no.", 0.0),
-        ("Evet.", 1.0),
-        ("0.8", 0.8),
-    ],
-)
-def test_judge_reads_messy_structured_replies_over_http(text, score) -> None:
-    with serve(FaultyAPI, default=reply(text)) as server:
-        judge = LLMJudge(_ollama(server.url))
-        assert judge.score("q", ["p"]) == [score]
-        assert judge.unjudged == 0
-
-
-def test_judge_uses_logprobs_when_the_server_returns_them() -> None:
-    logprobs = {"Yes": math.log(0.6), "No": math.log(0.2), "Maybe": math.log(0.2)}
-    with serve(FaultyAPI, default=reply("Yes", logprobs)) as server:
-        for llm in (_openai(server.url), _ollama(server.url)):
-            judge = LLMJudge(llm)
-            assert judge.score("q", ["p"]) == [pytest.approx(0.75)]
-            assert judge.uses_logprobs is True
-        bodies = [r["body"] for r in server.state["requests"]]
-    assert bodies[0]["top_logprobs"] == 10 and bodies[1]["top_logprobs"] == 10
-
-
-def test_ollama_schema_format_falls_back_to_json_on_old_servers() -> None:
-    steps = [status(400, 'invalid format: expected "json"')]
-    with serve(FaultyAPI, steps=steps, default=reply('{"answer": "yes"}')) as server:
-        judge = LLMJudge(_ollama(server.url), logprobs=False)
-        assert judge.score("q", ["p", "p2"]) == [1.0, 1.0]
-        formats = [r["body"]["format"] for r in server.state["requests"]]
-    assert isinstance(formats[0], dict) and formats[1:] == ["json", "json"]
-
-
 def test_health_checks_against_the_wire() -> None:
     tags = {"models": [{"name": "tiny:1b"}]}
     with serve(FaultyAPI, default=lambda h, b: h.send_json(200, tags)) as server:
-        assert _ollama(server.url).check().ok
+        assert ollama_client(server.url).check().ok
         missing = OllamaLLM("other", base_url=server.url).check()
         assert not missing.ok and "ollama pull other" in missing.detail
     listing = {"object": "list", "data": [{"id": "tiny"}]}
     with serve(FaultyAPI, default=lambda h, b: h.send_json(200, listing)) as server:
-        assert _openai(server.url).check().ok
+        assert openai_client(server.url).check().ok
         assert server.state["requests"][0]["path"] == "/v1/models"
 
 
-@pytest.mark.parametrize("make", [_openai, _ollama])
+@pytest.mark.parametrize("make", [openai_client, ollama_client])
 def test_streamed_reasoning_is_not_shown_as_the_answer(make) -> None:
     with serve(FaultyAPI, default=stream(["<think>", "the passage... ", "</think>", "Yes"])) as s:
         pieces: list[str] = []
         result = make(s.url).stream(ASK, pieces.append)
     assert "".join(pieces) == "Yes" and result.text == "Yes"
-
-
-def test_unknown_scores_show_in_the_trace_and_route_to_ambiguous() -> None:
-    """The pipeline's evaluate node over a grader that only refuses: visible, not INCORRECT."""
-    from langgraph.runtime import Runtime
-
-    from crag.pipeline.nodes import evaluate
-    from crag.pipeline.state import Components
-    from crag.refine import Refiner
-    from crag.types import Chunk, ScoredChunk
-
-    with serve(FaultyAPI, default=reply(REFUSAL)) as server:
-        judge = LLMJudge(RoleLLM("grader", _openai(server.url)), attempts=2)
-        parts = Components(retriever=None, evaluator=judge, trigger=ActionTrigger(0.6, 0.3),
-                           refiner=Refiner(judge), generator=None)  # fmt: skip
-        chunk = Chunk(id="c1", text="The tower is in Paris.", source="s.md", doc_id="text",
-                      position=0, start=0, end=22)  # fmt: skip
-        state = {"question": "Where is the tower?", "reranked": [ScoredChunk(chunk, 0.9)]}
-        update = evaluate(state, Runtime(context=parts))
-    trace = update["trace"]  # the node's trace part
-    assert update["verdict"] is Verdict.AMBIGUOUS and trace.verdict == "ambiguous"
-    assert trace.evaluations[0].score is None
-    assert any("passages unscored" in n for n in trace.notes)
-    assert [c.role for c in trace.calls] == ["grader"] * 3  # 1 logprob try + 2 structured
