@@ -12,7 +12,7 @@ module it serves the "web" part of the NQ passages (`crag.datasets.nq_part`) unt
   "title", "content", "engine", "score"}]}`; any other format is refused with 403, as SearXNG
   does when JSON is not enabled.
 - `GET /page/<id>` — the passage as an HTML page with navigation, a footer and a script
-  around the article, so extraction has boilerplate to remove.
+  around the article, so extraction has boilerplate to remove (`search_pages`).
 
 Its search is its own: SQLite FTS5 (Porter stemming) over title and text, any query word may
 match, ranked by BM25, snippets cut around the matches — enough to behave like a keyword
@@ -30,22 +30,17 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable
-from html import escape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from tests.servers.search_pages import PageHandler, title_of
+
 __all__ = ["SearchDouble", "load_nq_part", "main"]
 
 DATASETS = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets"
 _WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def title_of(text: str, words: int = 8) -> str:
-    """NQ passages have no title: the first words stand in for one."""
-    head = text.split()
-    return " ".join(head[:words]) + (" …" if len(head) > words else "")
 
 
 def load_nq_part(part: str = "web", passages: Path | None = None) -> list[dict[str, str]]:
@@ -54,22 +49,6 @@ def load_nq_part(part: str = "web", passages: Path | None = None) -> list[dict[s
 
     texts = read_passages(passages or DATASETS / "nq-passages.jsonl")
     return [{"id": pid, "text": text} for pid, text in texts.items() if nq_part(pid) == part]
-
-
-def _page_html(doc: dict[str, str]) -> bytes:
-    title = escape(doc.get("title") or title_of(doc["text"]))
-    paragraphs = "".join(f"<p>{escape(p)}</p>" for p in doc["text"].split("\n\n") if p.strip())
-    return (
-        "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>{title}</title>"
-        "<script>window.tracker = 'SCRIPT-TEXT-MUST-NOT-BE-EXTRACTED';</script>"
-        "<style>body { font-family: serif }</style></head><body>"
-        "<nav><a href='/'>Home</a> · <a href='/random'>Random page</a> · "
-        "<a href='/help'>Help</a></nav>"
-        f"<main><article><h1>{title}</h1>{paragraphs}</article></main>"
-        "<footer>Local search double · test corpus · not the real web</footer>"
-        "</body></html>"
-    ).encode()
 
 
 class SearchDouble:
@@ -171,21 +150,11 @@ class SearchDouble:
 
 
 def _handler(double: SearchDouble) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+    class Handler(PageHandler):
+        site = double
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
-
-        def _send(self, status: int, body: bytes, ctype: str = "application/json") -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            try:
-                self.wfile.write(body)
-            except (BrokenPipeError, ConnectionResetError):
-                self.close_connection = True  # the client gave up (a timeout test): fine
 
         def _json(self, status: int, data: Any) -> None:
             self._send(status, json.dumps(data).encode())
@@ -254,43 +223,6 @@ def _handler(double: SearchDouble) -> type[BaseHTTPRequestHandler]:
             if parts.path.startswith("/page/"):
                 return self._page(parts.path.removeprefix("/page/"))
             return self._send(404, b"not found", "text/plain")
-
-        def _page(self, doc_id: str) -> None:
-            doc = double.docs.get(doc_id)
-            if doc is None:
-                return self._send(404, b"<h1>not found</h1>", "text/html")
-            kind = doc.get("kind", "html")
-            if kind == "redirect":
-                self.send_response(302)
-                self.send_header("Location", doc["target"])
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-                return None
-            if kind == "binary":
-                return self._send(200, b"\x00\x01" * 64, "application/octet-stream")
-            if kind in ("endless", "slow"):
-                return self._endless(doc, slow=kind == "slow")
-            return self._send(200, _page_html(doc), "text/html; charset=utf-8")
-
-        def _endless(self, doc: dict[str, Any], slow: bool) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Transfer-Encoding", "chunked")
-            self.end_headers()
-            piece = f"<p>{escape(doc['text'])}</p>".encode()
-            try:
-                self._chunk(b"<html><body><article>")
-                while not double._stopping.is_set():
-                    self._chunk(piece)
-                    if slow:
-                        double._stopping.wait(0.2)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-            self.close_connection = True
-
-        def _chunk(self, data: bytes) -> None:
-            self.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
-            self.wfile.flush()
 
     return Handler
 
