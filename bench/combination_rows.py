@@ -13,6 +13,8 @@ import numpy as np
 
 from bench.common import console
 
+__all__ = ["DATASETS", "EMBEDDERS", "FILES", "mine"]
+
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 EMBEDDERS = {  # the cosines mined per dataset: the embedder a collection of its language gets
     "squad-en": ("all-MiniLM-L6-v2", "use-multilingual"),

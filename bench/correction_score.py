@@ -10,6 +10,8 @@ from typing import Any
 from bench.common import print_table
 from crag.modes import Mode
 
+__all__ = ["GROUPS", "contains_gold", "show", "summarise"]
+
 GROUPS = ("kb", "web", "held_out")  # where a question's gold passage is (crag.datasets.nq_part)
 
 

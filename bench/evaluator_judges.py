@@ -9,6 +9,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+__all__ = [
+    "BiEncoderJudge",
+    "judge_names",
+    "judge_pairs",
+    "make_judge",
+    "parsed_spec",
+    "spec_llm",
+]
+
 
 def parsed_spec(args: argparse.Namespace) -> tuple[str, str]:
     """(provider, model) of `--llm-spec`; a bad spec or a stray `--base-url` exits here."""

@@ -17,6 +17,8 @@ from bench.common import percentile
 from bench.load_uploads import Uploads
 from crag.server.schemas import AskResponse
 
+__all__ = ["KEY", "QUESTIONS", "Phase", "run_phase", "summarise"]
+
 KEY = "bench-load-key-0123456789"  # the server is started with it (bench.load); clients send it
 QUESTIONS = [
     "How do honey bees tell their nest mates where flowers are?",
