@@ -24,6 +24,7 @@ from crag.datasets import EvalDataset, EvalItem, load_dataset, select_items
 from crag.datasets.nearmiss import NearMiss, choose_near_miss, withhold_kb
 from crag.datasets.splits import evaluator_part
 from crag.errors import CragError
+from crag.eval.fingerprint import fingerprint, setup
 from crag.eval.harness import EvalProgress, Harness, check_modes, check_order
 from crag.eval.kb import (
     default_collection,
@@ -36,7 +37,6 @@ from crag.eval.kb import (
 from crag.eval.report import write_report
 from crag.eval.results import ResultsFile, check_fingerprint, locked
 from crag.eval.summary import summarize
-from crag.grading.thresholds import settings_thresholds
 from crag.ingest.report import IngestProgress
 from crag.modes import Mode
 
@@ -147,63 +147,6 @@ def plan_eval(config: EvalConfig, settings: Settings) -> EvalPlan:
     return EvalPlan(config, data, items, modes, settings, language, out_dir, notes, near_miss)
 
 
-def _setup(s: Settings) -> dict[str, Any]:
-    """What the figures depend on besides the questions: models, evaluator, thresholds."""
-    t = settings_thresholds(s)
-    grader = f"{s.llm.grader.provider}:{s.llm.grader.model}"
-    evaluator = {
-        "evidence": f"evidence ({s.evaluate.model} + cosine + term overlap)",
-        "cross-encoder": f"cross-encoder {s.evaluate.model}",
-    }.get(s.evaluate.method, f"LLM judge ({grader})")
-    return {
-        "collection": s.collection,
-        "embedding": s.embedding.model,
-        "keyword_language": s.keyword.language,
-        "grader": grader,
-        "generator": f"{s.llm.generator.provider}:{s.llm.generator.model}",
-        "evaluator": evaluator,
-        "thresholds": {"upper": t.upper, "lower": t.lower},
-        "web": s.web.provider,
-    }
-
-
-def _fingerprint(plan: EvalPlan) -> dict[str, Any]:
-    from crag.generate.answer_check import VERIFY_CUT
-    from crag.pipeline.build import verify_cut
-
-    s = plan.settings
-    found = {
-        "dataset": str(plan.data.path.resolve()),
-        "split": plan.config.split,
-        **_setup(s),
-        "retrieval": [s.retrieval.mode, s.retrieval.fusion, s.retrieval.top_k]
-        + (["titles"] if s.retrieval.titles else []),
-        "rerank": [s.rerank.model, s.rerank.top_k, *([s.rerank.weight] if s.rerank.model else [])],
-        "refine": s.refine.mode,
-    }
-    cut = verify_cut(s)
-    if cut != VERIFY_CUT:  # only then: runs at the default cut stay resumable as they were
-        found["verify_cut"] = cut
-    from crag.grading.escalation import configured_cuts
-
-    # only when on: runs without it stay resumable as they were
-    cuts = configured_cuts(
-        s.evaluate, s.llm.generator.model, s.keyword.language, web=s.web.provider != "none"
-    )
-    if cuts is not None:
-        found["escalation"] = list(cuts)
-    if plan.near_miss:  # only then: runs without it stay resumable as they were
-        nm = plan.near_miss
-        found["near_miss"] = {"share": nm.share, "withheld": nm.digest, "units": len(nm.withheld)}
-    if Mode.SELF_CRAG in plan.modes:  # only then: runs without it stay resumable as they were
-        r = s.llm.role("reflector")
-        found["reflection"] = {
-            "reflector": f"{r.provider}:{r.model}",
-            **s.pipeline.model_dump(exclude={"mode"}),
-        }
-    return found
-
-
 def _ingest(plan: EvalPlan, index: Any, progress: IngestProgress | None) -> str | None:
     from crag.ingest.ingestor import Ingestor
 
@@ -253,7 +196,7 @@ def run_eval(
                 raise CragError(f"collection {s.collection!r} is empty; `crag ingest` it first")
             pipeline = build_pipeline(s, index, **pipeline_overrides)
             web = pipeline.components.web is not None
-            check_fingerprint(plan.out_dir, _fingerprint(plan))
+            check_fingerprint(plan.out_dir, fingerprint(plan))
             started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
             harness = Harness(pipeline, index.catalog, results, language=plan.language)
             harness.progress = progress or harness.progress
@@ -286,7 +229,7 @@ def run_eval(
                 "language": plan.language,
                 "order": c.order, "near_miss": c.near_miss,
                 "near_miss_questions": plan.near_miss.count if plan.near_miss else None,
-                **_setup(s), "web_configured": web, "machine": machine, "started": started,
+                **setup(s), "web_configured": web, "machine": machine, "started": started,
                 "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             },
             "modes": summarize(records, plan.modes, web=web),

@@ -10,7 +10,8 @@ import pytest
 from crag.config import Settings
 from crag.datasets.nearmiss import NEAR_MISS
 from crag.errors import CragError
-from crag.eval.run import EvalConfig, _fingerprint, plan_eval
+from crag.eval.fingerprint import fingerprint
+from crag.eval.run import EvalConfig, plan_eval
 
 SQUAD = {
     "data": [
@@ -49,11 +50,11 @@ def test_near_miss_gets_its_own_collection_and_fingerprint(tmp_path: Path, datas
     assert plan.settings.collection == f"eval-tiny-nearmiss-{plan.near_miss.digest}"
     assert plan.out_dir.name == f"tiny-nearmiss-{plan.near_miss.digest}"
     assert any("near-miss: 5 question(s)" in n for n in plan.notes)
-    found = _fingerprint(plan)
+    found = fingerprint(plan)
     assert found["near_miss"]["withheld"] == plan.near_miss.digest
-    assert "near_miss" not in _fingerprint(plain)  # runs without it resume as before
+    assert "near_miss" not in fingerprint(plain)  # runs without it resume as before
     again = plan_eval(EvalConfig(dataset, limit=10, near_miss=0.5), settings)
-    assert _fingerprint(again) == found
+    assert fingerprint(again) == found
 
 
 def test_near_miss_needs_its_own_collection(tmp_path: Path, dataset: Path) -> None:
@@ -80,12 +81,12 @@ def test_near_miss_is_judged_with_the_thresholds_calibrated_for_the_full_collect
     default = plan_eval(EvalConfig(dataset, limit=10, near_miss=0.5), settings)
     s = default.settings
     base = thresholds_for(s.evaluate, "eval-tiny", s.llm.grader.model, s.data_dir)
-    assert _fingerprint(default)["thresholds"] == {"upper": base.upper, "lower": base.lower}
+    assert fingerprint(default)["thresholds"] == {"upper": base.upper, "lower": base.lower}
     # what `crag calibrate -c eval-tiny` stores; the near-miss copy must use it too
     evaluator = evaluator_name(s.evaluate, s.llm.grader.model)
     write_calibration(s.data_dir, "eval-tiny", {"evaluator": evaluator, "upper": 0.4, "lower": 0.3})
     plan = plan_eval(EvalConfig(dataset, limit=10, near_miss=0.5), settings)
-    assert _fingerprint(plan)["thresholds"] == {"upper": 0.4, "lower": 0.3}
+    assert fingerprint(plan)["thresholds"] == {"upper": 0.4, "lower": 0.3}
 
 
 def test_near_miss_is_verified_with_the_cut_calibrated_for_the_full_collection(
@@ -97,7 +98,7 @@ def test_near_miss_is_verified_with_the_cut_calibrated_for_the_full_collection(
     settings = Settings(data_dir=tmp_path / "data")
     default = plan_eval(EvalConfig(dataset, limit=10, near_miss=0.5), settings)
     assert verify_cut(default.settings) == 0.75
-    assert "verify_cut" not in _fingerprint(default)  # runs at the default cut resume as before
+    assert "verify_cut" not in fingerprint(default)  # runs at the default cut resume as before
     s = default.settings
     write_calibration(
         s.data_dir,
@@ -111,9 +112,9 @@ def test_near_miss_is_verified_with_the_cut_calibrated_for_the_full_collection(
         },
     )
     plan = plan_eval(EvalConfig(dataset, limit=10, near_miss=0.5), settings)
-    assert verify_cut(plan.settings) == 0.6 and _fingerprint(plan)["verify_cut"] == 0.6
+    assert verify_cut(plan.settings) == 0.6 and fingerprint(plan)["verify_cut"] == 0.6
     plain = plan_eval(EvalConfig(dataset, limit=10), settings)
-    assert verify_cut(plain.settings) == 0.6 and _fingerprint(plain)["verify_cut"] == 0.6
+    assert verify_cut(plain.settings) == 0.6 and fingerprint(plain)["verify_cut"] == 0.6
 
 
 def test_the_escalation_is_part_of_the_fingerprint_where_it_applies(
@@ -121,14 +122,14 @@ def test_the_escalation_is_part_of_the_fingerprint_where_it_applies(
 ) -> None:
     """A run made without the escalation is not resumed with it, nor the other way round."""
     settings = Settings(data_dir=tmp_path / "data")
-    plain = _fingerprint(plan_eval(EvalConfig(dataset, limit=10), settings))
+    plain = fingerprint(plan_eval(EvalConfig(dataset, limit=10), settings))
     assert "escalation" not in plain  # "web" by default, and no web search: as before
     on = settings.model_copy(deep=True)
     on.evaluate.escalate = True
-    found = _fingerprint(plan_eval(EvalConfig(dataset, limit=10), on))
+    found = fingerprint(plan_eval(EvalConfig(dataset, limit=10), on))
     assert found["escalation"] == [0.897, 0.696]  # English, the packaged 1.5B generator
     web = settings.model_copy(deep=True)
     web.web.provider = "searxng"
     web.web.searxng_url = "http://127.0.0.1:9"
-    found = _fingerprint(plan_eval(EvalConfig(dataset, limit=10), web))
+    found = fingerprint(plan_eval(EvalConfig(dataset, limit=10), web))
     assert found["escalation"] == [0.897, 0.696]  # the default escalates with web search
