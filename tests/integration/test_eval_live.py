@@ -191,3 +191,25 @@ def test_crag_eval_near_miss_withholds_the_gold_paragraph_and_gates_fail(
     assert rag["near_miss"]["n_unanswerable"] == 1 and rag["answers"]["n_answerable"] == 1
     assert rag["answer_kept"]["n"] <= 1
     assert "Near-miss questions" in (out / "report.md").read_text()
+
+
+def test_crag_eval_asks_each_mode_in_a_process_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder
+) -> None:
+    """Two modes: each in a spawned process that builds the real pipeline and loads its own
+    models (the session's are not shared with them), as `crag eval` does by default."""
+    path = write(tmp_path / "tiny.json", json.dumps(TINY))
+    out = tmp_path / "out"
+    in_process = in_process_crag(
+        monkeypatch, tmp_path / "data", embedder, CRAG_LLM__MODELS_DIR=str(MODELS_DIR)
+    )
+    run = in_process("eval", str(path), "--out", str(out), "--modes", "rag,crag", "--limit", "1")
+    assert run.returncode == 0, run.stderr
+    assert "each mode in a process of its own" in run.stderr
+    records = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert [r["mode"] for r in records] == ["rag", "crag"]
+    assert all(r["error"] is None and r["answer"] for r in records)
+    assert records[1]["trace"]["verdict"] in ("correct", "ambiguous", "incorrect")
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["run"]["process_per_mode"] is True
+    assert "do not compare modes" not in (out / "report.md").read_text()

@@ -173,11 +173,19 @@ def eval_command(
         str,
         typer.Option(
             help="question: each question in every mode, then the next (load hits modes alike); "
-            "mode: all questions through one mode, then the next. Either way a mode reuses "
-            "prompts other modes computed (llama.cpp's prompt cache): to compare latencies, "
-            "run each mode on its own."
+            "mode: all questions through one mode, then the next."
         ),
     ] = "question",
+    process_per_mode: Annotated[
+        bool,
+        typer.Option(
+            "--process-per-mode/--one-process",
+            help="Each mode answers in a process of its own, loading its own models, so no "
+            "mode finds another's work in the caches (latencies compare, answers are those of "
+            "the mode run alone). --one-process: one model load, less memory; a mode then "
+            "reuses prompts other modes computed and its latency reads low.",
+        ),
+    ] = True,
 ) -> None:
     """Evaluate crag on a question set: accuracy, refusals, recall, verdicts, latency."""
     from crag.eval.gates import check_gates, parse_gate
@@ -200,6 +208,7 @@ def eval_command(
         tuning_part=tuning_part,
         order=order,
         near_miss=near_miss,
+        process_per_mode=process_per_mode,
     )
     plan = plan_eval(config, load_settings())
     gates = [parse_gate(g, "under", plan.modes) for g in fail_under or []]

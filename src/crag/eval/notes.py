@@ -36,16 +36,18 @@ def near_miss_note(meta: dict[str, Any]) -> str:
     )
 
 
-def shared_process_note(modes: dict[str, Any]) -> list[str]:
-    """Modes run in one process share its caches, whatever `--order`: llama.cpp's prompt
+def shared_process_note(modes: dict[str, Any], meta: dict[str, Any]) -> list[str]:
+    """Modes run in one process (`--one-process`, or a summary from before processes per
+    mode: no `process_per_mode` key) share its caches, whatever `--order`: llama.cpp's prompt
     cache keeps an earlier mode's computed prompts (rag's reading of the very chunks crag's
     strips start with), so a later mode's latency comes out too low (docs/evaluation.md)."""
-    if len(modes) < 2:
+    if len(modes) < 2 or meta.get("process_per_mode"):
         return []
     return [
         "Modes of one run share the process's caches (llama.cpp's prompt cache, the "
         "reranker's scores): a mode finds work another did on the same question, so these "
-        "latencies do not compare modes. Time each mode in a run of its own "
-        "(`--modes rag`, then `--modes crag`) or with `python -m bench.latency`.",
+        "latencies do not compare modes. Run without `--one-process` (each mode then answers "
+        "in a process of its own), or time each mode in a run of its own, or with "
+        "`python -m bench.latency`.",
         "",
     ]

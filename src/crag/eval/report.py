@@ -231,7 +231,7 @@ def render_markdown(summary: dict[str, Any]) -> str:
             _latency_rows(modes),
         ),
         "",
-        *shared_process_note(modes),
+        *shared_process_note(modes, meta),
         "## Model calls per question",
         "",
         _calls_section(modes),

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,9 @@ class EvalConfig:
     tuning_part: bool = False  # only its "calibrate" part: where pipeline choices are tuned
     order: str = "question"  # or "mode": every question through one mode, then the next
     near_miss: float | None = None  # share of answerable questions whose gold unit is withheld
+    # each mode in a process of its own (crag.eval.processes), so the modes share no cache;
+    # False: all in this one (less memory, one model load)
+    process_per_mode: bool = True
 
 
 @dataclass(slots=True)
@@ -166,6 +170,24 @@ def _ingest(plan: EvalPlan, index: Any, progress: IngestProgress | None) -> str 
     return None
 
 
+@contextmanager
+def _asker(
+    plan: EvalPlan, index: Any, overrides: dict[str, Any]
+) -> Iterator[tuple[Any, bool, bool]]:
+    """What answers the harness's questions, whether each mode has a process of its own, and
+    whether the pipelines search the web. Each mode has its process unless the run asks for
+    one process, has one mode, or hands in components (those cannot cross processes)."""
+    from crag.eval.processes import ModeProcesses
+    from crag.pipeline import build_pipeline
+
+    if plan.config.process_per_mode and len(plan.modes) > 1 and not overrides:
+        with ModeProcesses(plan.settings, plan.modes) as processes:
+            yield processes, True, plan.settings.web.provider != "none"
+    else:
+        pipeline = build_pipeline(plan.settings, index, **overrides)
+        yield pipeline, False, pipeline.components.web is not None
+
+
 def run_eval(
     plan: EvalPlan,
     *,
@@ -179,7 +201,6 @@ def run_eval(
     from contextlib import nullcontext
 
     from crag.index.store import Index
-    from crag.pipeline import build_pipeline
 
     s = plan.settings
     with locked(plan.out_dir):
@@ -194,15 +215,17 @@ def run_eval(
                         log(done)
             elif index.count() == 0:
                 raise CragError(f"collection {s.collection!r} is empty; `crag ingest` it first")
-            pipeline = build_pipeline(s, index, **pipeline_overrides)
-            web = pipeline.components.web is not None
             check_fingerprint(plan.out_dir, fingerprint(plan))
             started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-            harness = Harness(pipeline, index.catalog, results, language=plan.language)
-            harness.progress = progress or harness.progress
-            if harness.pending(plan.items, plan.modes):
-                log("loading models (one warm-up question per mode)…")
-            harness.run(plan.items, plan.modes, order=plan.config.order)
+            with _asker(plan, index, pipeline_overrides) as (asker, apart, web):
+                harness = Harness(asker, index.catalog, results, language=plan.language)
+                harness.progress = progress or harness.progress
+                if harness.pending(plan.items, plan.modes):
+                    log(
+                        "loading models (one warm-up question per mode"
+                        + (", each mode in a process of its own)…" if apart else ")…")
+                    )
+                harness.run(plan.items, plan.modes, order=plan.config.order)
         finally:
             index.close()
         records = [
@@ -229,7 +252,8 @@ def run_eval(
                 "language": plan.language,
                 "order": c.order, "near_miss": c.near_miss,
                 "near_miss_questions": plan.near_miss.count if plan.near_miss else None,
-                **setup(s), "web_configured": web, "machine": machine, "started": started,
+                **setup(s), "web_configured": web, "process_per_mode": apart, "machine": machine,
+                "started": started,
                 "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             },
             "modes": summarize(records, plan.modes, web=web),

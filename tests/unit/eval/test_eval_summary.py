@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from crag.eval.plots import _count_label
-from crag.eval.report import write_report
+from crag.eval.report import render_markdown, write_report
 from crag.eval.summary import expects_answer, summarize
 from crag.trace import RewriteRecord, Trace, WebRecord
 from crag.types import ModelCall
@@ -193,6 +193,8 @@ def test_report_writes_summary_markdown_and_pngs(tmp_path: Path) -> None:
     assert "| crag | 4 | 25.0% |" in md and "## Retrieval evaluator" in md
     assert "| rag | 4 |" in md
     assert "these latencies do not compare modes" in md  # two modes shared one process
+    summary["run"]["process_per_mode"] = True  # crag eval's default: nothing shared
+    assert "do not compare modes" not in render_markdown(summary)
     for kind in ("accuracy", "latency", "verdicts"):
         png = paths[kind].read_bytes()
         assert png.startswith(b"\x89PNG") and len(png) > 5000
