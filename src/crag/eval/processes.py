@@ -10,16 +10,22 @@ harness still alternates the modes question by question so load from other work 
 alike. The cost: each mode loads the models once more (seconds, and their memory).
 
 `ModeProcesses` is an `Asker` (crag.eval.harness): the harness does not know the difference.
-A child builds its pipeline with `crag.pipeline.build_pipeline` from the run's settings (the
-index was filled before the children start, and no one writes it while they read). It ignores
+A child is a new interpreter (`python -c "...child_main(FD)"`) that talks pickles over a socket
+pair, not a multiprocessing child: "spawn" would run the caller's main script again in it, and
+a script calling `run_eval` without an `if __name__ == "__main__":` guard would then fail.
+It builds its pipeline with `crag.pipeline.build_pipeline` from the run's settings (the index
+was filled before the children start, and no one writes it while they read). It ignores
 Ctrl-C, which reaches the whole process group: the parent decides when they stop.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
+import os
 import pickle
 import signal
+import socket
+import subprocess
+import sys
 import traceback
 from collections.abc import Callable, Sequence
 from contextlib import suppress
@@ -32,7 +38,7 @@ from crag.errors import CragError
 from crag.modes import Mode
 from crag.types import Answer
 
-__all__ = ["ModeProcesses"]
+__all__ = ["ModeProcesses", "child_main"]
 
 Serve = Callable[[Connection, Settings, str], None]
 STOP_WAIT_S = 30.0  # a child closes its index and exits; past this it is killed
@@ -83,26 +89,46 @@ def _serve(conn: Connection, settings: Settings, mode: str) -> None:
         index.close()
 
 
-class _Child:
-    """One mode's process and its end of the pipe."""
+def child_main(fd: int) -> None:
+    """A mode's process: read what to run (the serve function, the settings, the mode) from
+    the socket `fd`, then run it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    conn = Connection(fd)
+    serve, settings, mode = conn.recv()
+    serve(conn, settings, mode)
 
-    def __init__(self, context: Any, serve: Serve, settings: Settings, mode: str) -> None:
+
+class _Child:
+    """One mode's process and its end of the socket pair."""
+
+    def __init__(self, serve: Serve, settings: Settings, mode: str) -> None:
         self.mode = mode
-        self.conn, theirs = context.Pipe()
-        self.process = context.Process(
-            target=serve, args=(theirs, settings, mode), name=f"crag-eval-{mode}", daemon=True
-        )
-        self.process.start()
-        theirs.close()
+        ours, theirs = socket.socketpair()
+        with theirs:
+            fd = theirs.fileno()
+            code = f"from crag.eval.processes import child_main; child_main({fd})"
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", code],
+                pass_fds=(fd,),
+                stdin=subprocess.DEVNULL,
+                # what this process imports from (a source tree, a test folder), first
+                env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+            )
+        self.conn = Connection(ours.detach())
+        self.conn.send((serve, settings, mode))
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
 
     def receive(self) -> tuple[str, Any]:
         try:
             kind, value = self.conn.recv()
         except (EOFError, OSError):
-            self.process.join(timeout=STOP_WAIT_S)
+            with suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=STOP_WAIT_S)
             raise CragError(
                 f"the process answering mode {self.mode} ended (exit code "
-                f"{self.process.exitcode}); the next question starts a new one"
+                f"{self.process.returncode}); the next question starts a new one"
             ) from None
         if kind == "error":
             raise value
@@ -116,15 +142,16 @@ class _Child:
         with suppress(OSError, ValueError):  # already gone
             self.conn.send(None)
         self.conn.close()
-        self.process.join(timeout=wait)
-        if self.process.is_alive():
+        try:
+            self.process.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
             self.process.kill()
-            self.process.join(timeout=STOP_WAIT_S)
+            self.process.wait(timeout=STOP_WAIT_S)
 
 
 class ModeProcesses:
-    """Ask each mode's questions in that mode's own process (started on first use, with
-    multiprocessing's "spawn" so no model or thread of this process is copied into it).
+    """Ask each mode's questions in that mode's own process (a new interpreter, started on
+    first use: no model or thread of this process is copied into it).
 
     `serve` is the child's main function (`serve(conn, settings, mode)`, importable by name);
     tests hand in one that answers without models to check the protocol.
@@ -136,16 +163,15 @@ class ModeProcesses:
         self.settings = settings
         self.modes = [Mode(m).value for m in modes]
         self._serve = serve or _serve
-        self._context = mp.get_context("spawn")
         self._children: dict[str, _Child] = {}
 
     def _child(self, mode: str) -> _Child:
         child = self._children.get(mode)
-        if child is not None and not child.process.is_alive():
+        if child is not None and not child.alive():
             child.stop()
             child = None
         if child is None:
-            child = _Child(self._context, self._serve, self.settings, mode)
+            child = _Child(self._serve, self.settings, mode)
             self._children[mode] = child
             try:
                 child.receive()  # "ready": the pipeline is built
