@@ -1,8 +1,9 @@
-"""Run every question through every mode with one pipeline, one line of results per pair.
+"""Run every question through every mode, one line of results per pair.
 
-The harness receives what it needs — a pipeline (anything with `ask(question, mode)`), a way
-to look chunks up by id (the index catalog), the questions, the modes and the results file —
-and builds none of it: `crag eval` (crag.cli.eval) does that at the edge.
+The harness receives what it needs — a pipeline (anything with `ask(question, mode)`: one
+`Pipeline`, or `crag.eval.processes.ModeProcesses`, a process per mode), a way to look chunks
+up by id (the index catalog), the questions, the modes and the results file — and builds none
+of it: `crag eval` (crag.eval.run) does that at the edge.
 
 Questions are asked mode after mode for the same question (rag, crag, rag, crag, ...) so that
 background load on a shared machine hits every mode alike. Pairs already in `results.jsonl`

@@ -2,8 +2,9 @@
 
 `plan_eval` reads and samples the dataset, settles the collection and the language settings,
 and checks the modes — everything that can be wrong with the request fails here, fast.
-`run_eval` ingests the knowledge base, builds the pipeline once (crag.pipeline.build_pipeline,
-the one place components are made), runs the harness and writes summary, report and plots.
+`run_eval` ingests the knowledge base, builds the pipeline (crag.pipeline.build_pipeline, the
+one place components are made; with several modes, once in each mode's own process:
+crag.eval.processes), runs the harness and writes summary, report and plots.
 `crag eval` is these two calls plus a progress bar; from Python:
 
     from crag.eval.run import EvalConfig, plan_eval, run_eval
