@@ -91,7 +91,7 @@ def test_judge_uses_logprobs_when_the_server_returns_them() -> None:
     assert bodies[0]["top_logprobs"] == 10 and bodies[1]["top_logprobs"] == 10
 
 
-def testollama_client_schema_format_falls_back_to_json_on_old_servers() -> None:
+def test_ollama_schema_format_falls_back_to_json_on_old_servers() -> None:
     steps = [status(400, 'invalid format: expected "json"')]
     with serve(FaultyAPI, steps=steps, default=reply('{"answer": "yes"}')) as server:
         judge = LLMJudge(ollama_client(server.url), logprobs=False)

@@ -150,13 +150,13 @@ def test_malformed_json_body_and_stream_line(make) -> None:
         make(server.url).stream(ASK, lambda _: None)
 
 
-def test_not_anopenai_client_server() -> None:
+def test_not_an_openai_server() -> None:
     hello = serve(FaultyAPI, default=lambda h, b: h.send_json(200, {"hello": "world"}))
     with hello as server, pytest.raises(LLMResponseError, match="OpenAI-compatible"):
         openai_client(server.url).chat(ASK)
 
 
-def test_unknownollama_client_model_says_pull() -> None:
+def test_unknown_ollama_model_says_pull() -> None:
     with serve(FaultyAPI, default=status(404, "model 'tiny:1b' not found")) as server:
         llm = ollama_client(server.url)
         with pytest.raises(LLMRequestError) as caught:

@@ -128,8 +128,8 @@ class Harness:
 
         `order="question"` asks each question in every mode before the next question, so load
         from other work hits the modes alike; `"mode"` runs all questions through one mode,
-        then the next, so no mode finds another's prompts in the model server's prompt cache
-        (self-crag reuses crag's: its latency reads low when asked right after it).
+        then the next. (Neither keeps modes asked in one process from finding each other's
+        prompts in the model server's cache: crag.eval.processes does.)
         """
         check_order(order)
         pairs = (
