@@ -101,9 +101,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from tests.servers.search_double import SearchDouble, load_nq_part
 
     from crag.config import load_settings
+    from crag.eval.processes import ModeProcesses
     from crag.index.store import Index
     from crag.ingest.ingestor import Ingestor
-    from crag.pipeline import build_pipeline
 
     data_dir = Path(args.data_dir).resolve()
     overrides = _parse_set(args.set)
@@ -142,34 +142,36 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 f"knowledge base: {index.count()} chunks "
                 f"({time.perf_counter() - started:.0f} s; {len(report.added)} files added)"
             )
-            pipeline = build_pipeline(settings, index)
-            pipeline.ask("warm up: what is this about?", Mode.RAG)
-            order = [  # interleaved, so a run cut short still covers every group
-                (g, questions[g][i])
-                for i in range(args.limit)
-                for g in GROUPS
-                if i < len(questions[g])
-            ]
-            for k, (group, q) in enumerate(order, start=1):
-                row: dict[str, Any] = {
-                    "group": group,
-                    "question": q["question"],
-                    "answers": q["answers"],
-                    "gold": q["gold_passage"],
-                }
-                for mode in modes if k % 2 else reversed(modes):  # alternate who goes first
-                    row[mode] = _record(
-                        pipeline.ask(q["question"], mode), q["answers"], q["gold_passage"]
+            # each mode in a process of its own: no mode finds another's work in its caches
+            with ModeProcesses(settings, modes) as pipeline:
+                for mode in modes:
+                    pipeline.ask("warm up: what is this about?", mode)
+                order = [  # interleaved, so a run cut short still covers every group
+                    (g, questions[g][i])
+                    for i in range(args.limit)
+                    for g in GROUPS
+                    if i < len(questions[g])
+                ]
+                for k, (group, q) in enumerate(order, start=1):
+                    row: dict[str, Any] = {
+                        "group": group,
+                        "question": q["question"],
+                        "answers": q["answers"],
+                        "gold": q["gold_passage"],
+                    }
+                    for mode in modes if k % 2 else reversed(modes):  # alternate who goes first
+                        row[mode] = _record(
+                            pipeline.ask(q["question"], mode), q["answers"], q["gold_passage"]
+                        )
+                    rows.append(row)
+                    marks = " ".join(
+                        f"{m}:{'✓' if row[m]['correct'] else ('∅' if row[m]['refused'] else '✗')}"
+                        for m in modes
                     )
-                rows.append(row)
-                marks = " ".join(
-                    f"{m}:{'✓' if row[m]['correct'] else ('∅' if row[m]['refused'] else '✗')}"
-                    for m in modes
-                )
-                console.print(  # markup off: "[kb]" would be read as a style tag
-                    f"  {k}/{len(order)} [{group}] {marks}  {q['question'][:70]}", markup=False
-                )
-                _write(args, settings, questions, rows, modes, partial=True)
+                    console.print(  # markup off: "[kb]" would be read as a style tag
+                        f"  {k}/{len(order)} [{group}] {marks}  {q['question'][:70]}", markup=False
+                    )
+                    _write(args, settings, questions, rows, modes, partial=True)
         finally:
             index.close()
     return _write(args, settings, questions, rows, modes, partial=False)

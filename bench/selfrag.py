@@ -3,8 +3,7 @@ questions, English and Turkish, over a few SQuAD articles (`tests/support/selfra
 
     python -m bench.selfrag [--limit N] [--modes rag,crag,self-crag] [--reflect auto|always]
     python -m bench.selfrag --show bench/results/selfrag.json   # the table of a (partial) run
-    python -m bench.selfrag --modes rag --out selfrag-rag        # one process per mode, then
-    python -m bench.selfrag --show bench/results/selfrag-{rag,crag,self}.json  # side by side
+    python -m bench.selfrag --show bench/results/selfrag-{rag,crag,self}.json  # runs side by side
 
 Each language gets its own collection (English: the default MiniLM and English stemmer;
 Turkish: use-multilingual and the Turkish stemmer, as `crag eval` chooses), ingested once
@@ -19,11 +18,11 @@ Scoring, per question and mode (crag.eval.metrics.contains_answer, the CRAG pape
 - false premise: **detected** = refused, or a sentence saying the sources do not say / do not
   support it, or self-crag's "do not answer this question as asked" caveat (`premise_caught`);
   anything else went along with the premise.
-Latency is the pipeline's wall time per question. llama.cpp keeps earlier prompts in a RAM
-cache, so a mode run after another in the same process finds the shared prompts (self-crag
-repeats crag's up to the answer) already computed: for latency figures run each mode in its
-own process (`--modes self-crag --out selfrag-self`). Partial results are written after
-every question, so a run cut short still leaves its figures.
+Latency is the pipeline's wall time per question. Each mode answers in a process of its own
+(`crag.eval.processes`, as `crag eval` does): llama.cpp keeps earlier prompts in a RAM cache,
+so a mode run after another in the same process would find the shared prompts (self-crag
+repeats crag's up to the answer) already computed. Partial results are written after every
+question, so a run cut short still leaves its figures.
 """
 
 from __future__ import annotations
@@ -175,7 +174,7 @@ def _index(language: str, data_dir: Path, models_dir: Path) -> tuple[Any, Any]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from crag.pipeline import build_pipeline
+    from crag.eval.processes import ModeProcesses
 
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     questions = load_questions()
@@ -191,13 +190,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     rows = [{"id": q.id, "kind": q.kind, "question": q.question} for q in questions]
     result: dict[str, Any] = {"machine": machine_info(), "modes": modes, "rows": rows,
                               "reflect": args.reflect}  # fmt: skip
-    # Mode after mode, not question after question: self-crag repeats crag's prompts, and
-    # llama.cpp's prompt cache would otherwise hand it crag's work for free.
+    # Each mode in a process of its own (crag.eval.processes): self-crag repeats crag's
+    # prompts, and llama.cpp's prompt cache would otherwise hand it crag's work for free.
     for language in dict.fromkeys(q.language for q in questions):
         settings, index = _index(language, Path(args.data_dir).resolve(), Path(args.models_dir))
         settings.pipeline.reflect = args.reflect
-        pipeline = build_pipeline(settings, index)
-        try:
+        index.close()  # written: the modes' processes read it
+        with ModeProcesses(settings, modes) as pipeline:
             for mode in modes:
                 for q, row in zip(questions, rows, strict=True):
                     if q.language != language:
@@ -209,8 +208,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     console.print(f"{mode:<9} {q.id:<10} {mark} {seconds:.0f}s", highlight=False)
                     result["summary"] = summarise(rows, modes)
                     write_results(args.out, result)
-        finally:
-            index.close()
     result["summary"] = summarise(rows, modes)
     result["caption"] = (
         f"{len(rows)} questions, reflect={args.reflect}; correct = gold contained and not "
