@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 import pytest
@@ -43,3 +44,24 @@ def test_a_wrong_checksum_still_fails_after_reporting(tmp_path: Path, monkeypatc
     with pytest.raises(Exception, match="reinstall"):
         packaged._assemble(model, tmp_path / "bad.gguf", progress=lambda d, t: None)
     assert not (tmp_path / "bad.gguf").exists()
+
+
+def test_a_killed_assembly_leaves_no_partial_file_behind(tmp_path: Path, monkeypatch) -> None:
+    """A process killed while assembling leaves `.tiny.gguf.<pid>.partial`; the next assembly
+    deletes it when that process is gone, and keeps one whose process still runs."""
+    part = tmp_path / "p"
+    part.write_bytes(b"GGUF" + b"x" * 100)
+    whole = part.read_bytes()
+    model = PackagedModel(
+        "tiny", "tiny.gguf", "unused{i}", 1, hashlib.sha256(whole).hexdigest(), len(whole), "x"
+    )
+    monkeypatch.setattr(PackagedModel, "part_paths", lambda self: [part])
+    target = tmp_path / "models" / "tiny.gguf"
+    target.parent.mkdir()
+    dead = target.with_name(".tiny.gguf.999999999.partial")  # above any pid_max
+    dead.write_bytes(b"half")
+    alive = target.with_name(f".tiny.gguf.{os.getppid()}.partial")
+    alive.write_bytes(b"half")
+    packaged._assemble(model, target, progress=lambda d, t: None)
+    assert target.read_bytes() == whole
+    assert not dead.exists() and alive.exists()

