@@ -41,7 +41,8 @@ from crag.types import Answer
 __all__ = ["ModeProcesses", "child_main"]
 
 Serve = Callable[[Connection, Settings, str], None]
-STOP_WAIT_S = 30.0  # a child closes its index and exits; past this it is killed
+STOP_WAIT_S = 30.0  # a child asked to stop finishes its answer, closes its index and exits
+TERM_WAIT_S = 10.0  # after SIGTERM: a model call under way returns, `finally` blocks run
 
 
 def _portable(exc: CragError) -> CragError:
@@ -65,7 +66,6 @@ def _reply(pipeline: Any, question: str, mode: str) -> tuple[str, Any]:
 def _serve(conn: Connection, settings: Settings, mode: str) -> None:
     """The child: build the pipeline, say it is ready, then answer each question sent until
     None comes or the parent's end of the pipe closes."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     from crag.index.store import Index
     from crag.pipeline import build_pipeline
 
@@ -89,10 +89,17 @@ def _serve(conn: Connection, settings: Settings, mode: str) -> None:
         index.close()
 
 
+def _exit_on_term(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def child_main(fd: int) -> None:
     """A mode's process: read what to run (the serve function, the settings, the mode) from
-    the socket `fd`, then run it."""
+    the socket `fd`, then run it. Ctrl-C is the parent's to handle; SIGTERM, the parent's
+    way to stop a busy child, exits through `finally` blocks (a model half assembled on first
+    use is deleted, the index closed)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit_on_term)
     conn = Connection(fd)
     serve, settings, mode = conn.recv()
     serve(conn, settings, mode)
@@ -138,13 +145,18 @@ class _Child:
 
     def stop(self, wait: float = STOP_WAIT_S) -> None:
         """Ask the child to finish, waiting `wait` seconds (an answer under way is finished
-        first), then kill it: it writes nothing a kill could leave half done."""
+        first); then SIGTERM, which it leaves through its `finally` blocks; a child that has
+        not gone TERM_WAIT_S later is killed."""
         with suppress(OSError, ValueError):  # already gone
             self.conn.send(None)
         self.conn.close()
-        try:
+        with suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
+        if self.process.poll() is None:
+            self.process.terminate()
+            with suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=TERM_WAIT_S)
+        if self.process.poll() is None:
             self.process.kill()
             self.process.wait(timeout=STOP_WAIT_S)
 
@@ -176,7 +188,7 @@ class ModeProcesses:
             try:
                 child.receive()  # "ready": the pipeline is built
             except BaseException:
-                self._children.pop(mode).stop()
+                self._children.pop(mode).stop(0)  # it failed to start, or Ctrl-C meanwhile
                 raise
         return child
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import time
 from multiprocessing.connection import Connection
+from pathlib import Path
 
 import pytest
 
@@ -44,14 +45,18 @@ def _fake_serve(conn: Connection, settings: Settings, mode: str) -> None:
         conn.send(("error", CragError("self-crag needs a reflector")))
         return
     conn.send(("ready", None))
-    while (question := conn.recv()) is not None:
-        if question == "slow":
-            time.sleep(60)
-        conn.send(_reply(_Pipeline(), question, mode))
+    try:
+        while (question := conn.recv()) is not None:
+            if question == "slow":
+                time.sleep(60)
+            conn.send(_reply(_Pipeline(), question, mode))
+    finally:  # what the real child does here: close its index
+        (settings.data_dir / f"{mode}.closed").write_text("yes")
 
 
-def test_each_mode_answers_in_a_process_of_its_own() -> None:
-    with ModeProcesses(Settings(), ["rag", "crag"], serve=_fake_serve) as processes:
+def test_each_mode_answers_in_a_process_of_its_own(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path)
+    with ModeProcesses(settings, ["rag", "crag"], serve=_fake_serve) as processes:
         rag = processes.ask("q1", "rag").text
         crag = processes.ask("q1", Mode.CRAG).text
         assert processes.ask("q2", "rag").text == rag  # the same process answers again
@@ -62,8 +67,9 @@ def test_each_mode_answers_in_a_process_of_its_own() -> None:
     assert len(pids) == 2 and os.getpid() not in pids
 
 
-def test_errors_crashes_and_a_dead_process_reach_the_caller() -> None:
-    with ModeProcesses(Settings(), ["rag", "self-crag"], serve=_fake_serve) as processes:
+def test_errors_crashes_and_a_dead_process_reach_the_caller(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path)
+    with ModeProcesses(settings, ["rag", "self-crag"], serve=_fake_serve) as processes:
         with pytest.raises(LLMTimeoutError, match="within 1 s"):  # the class survives
             processes.ask("fail", "rag")
         with pytest.raises(RuntimeError, match="ZeroDivisionError: a bug"):
@@ -78,16 +84,19 @@ def test_errors_crashes_and_a_dead_process_reach_the_caller() -> None:
         assert list(processes._children) == ["rag"]
 
 
-def test_leaving_on_an_exception_stops_a_busy_process_at_once() -> None:
+def test_leaving_on_an_exception_stops_a_busy_process_at_once(tmp_path: Path) -> None:
+    """Ctrl-C while a mode's process is busy: it is stopped with SIGTERM, which it leaves
+    through its `finally` blocks, within seconds."""
     started = time.perf_counter()
-    processes = ModeProcesses(Settings(), ["rag", "crag"], serve=_fake_serve)
+    processes = ModeProcesses(Settings(data_dir=tmp_path), ["rag", "crag"], serve=_fake_serve)
     with pytest.raises(KeyboardInterrupt), processes:
         processes.ask("q", "rag")
         child = processes._children["rag"]
         child.conn.send("slow")  # busy for a minute
         raise KeyboardInterrupt
     child.process.wait(timeout=5)
-    assert not child.alive() and time.perf_counter() - started < 30
+    assert not child.alive() and time.perf_counter() - started < 10
+    assert (tmp_path / "rag.closed").read_text() == "yes"
 
 
 def test_an_error_that_cannot_be_pickled_keeps_its_class_name() -> None:
