@@ -26,6 +26,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 import traceback
 from collections.abc import Callable, Sequence
 from contextlib import suppress
@@ -42,7 +43,10 @@ __all__ = ["ModeProcesses", "child_main"]
 
 Serve = Callable[[Connection, Settings, str], None]
 STOP_WAIT_S = 30.0  # a child asked to stop finishes its answer, closes its index and exits
-TERM_WAIT_S = 10.0  # after SIGTERM: a model call under way returns, `finally` blocks run
+# after SIGTERM, before the kill: the handler runs once the model call under way returns
+# (seconds), then the `finally` blocks. Ctrl-C waits this long at most; a kill leaves nothing
+# that matters (the index is only read; a half-assembled model is deleted by the next start).
+TERM_WAIT_S = 3.0
 
 
 def _portable(exc: CragError) -> CragError:
@@ -144,21 +148,34 @@ class _Child:
         return kind, value
 
     def stop(self, wait: float = STOP_WAIT_S) -> None:
-        """Ask the child to finish, waiting `wait` seconds (an answer under way is finished
-        first); then SIGTERM, which it leaves through its `finally` blocks; a child that has
-        not gone TERM_WAIT_S later is killed."""
+        _stop([self], wait)
+
+
+def _stop(children: Sequence[_Child], wait: float) -> None:
+    """Ask every child to finish and give them `wait` seconds (an answer under way is finished
+    first); then SIGTERM, which they leave through their `finally` blocks; one not gone
+    TERM_WAIT_S later is killed. All together, so stopping N busy children takes one wait."""
+    for child in children:
         with suppress(OSError, ValueError):  # already gone
-            self.conn.send(None)
-        self.conn.close()
+            child.conn.send(None)
+        child.conn.close()
+    _wait(children, wait)
+    for child in children:
+        if child.process.poll() is None:
+            child.process.terminate()
+    _wait(children, TERM_WAIT_S)
+    for child in children:
+        if child.process.poll() is None:
+            child.process.kill()
+            child.process.wait(timeout=STOP_WAIT_S)
+
+
+def _wait(children: Sequence[_Child], seconds: float) -> None:
+    """Wait until every child has exited or `seconds` have passed, whichever comes first."""
+    deadline = time.monotonic() + seconds
+    for child in children:
         with suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=wait)
-        if self.process.poll() is None:
-            self.process.terminate()
-            with suppress(subprocess.TimeoutExpired):
-                self.process.wait(timeout=TERM_WAIT_S)
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(timeout=STOP_WAIT_S)
+            child.process.wait(timeout=max(0.0, deadline - time.monotonic()))
 
 
 class ModeProcesses:
@@ -204,9 +221,8 @@ class ModeProcesses:
         return answer
 
     def close(self, wait: float = STOP_WAIT_S) -> None:
-        while self._children:
-            _, child = self._children.popitem()
-            child.stop(wait)
+        children, self._children = list(self._children.values()), {}
+        _stop(children, wait)
 
     def __enter__(self) -> ModeProcesses:
         return self
