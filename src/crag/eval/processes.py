@@ -137,9 +137,16 @@ class _Child:
         except (EOFError, OSError):
             with suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=STOP_WAIT_S)
+            code = self.process.returncode
+            killed = (
+                " — killed, perhaps for want of memory: each mode's process loads the models "
+                "again, `--one-process` loads them once"
+                if code == -signal.SIGKILL
+                else ""
+            )
             raise CragError(
-                f"the process answering mode {self.mode} ended (exit code "
-                f"{self.process.returncode}); the next question starts a new one"
+                f"the process answering mode {self.mode} ended (exit code {code}){killed}; "
+                "the next question starts a new one"
             ) from None
         if kind == "error":
             raise value

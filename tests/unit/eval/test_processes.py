@@ -9,6 +9,7 @@ with a process per mode over the real pipeline and models.
 from __future__ import annotations
 
 import os
+import signal
 import time
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -36,6 +37,8 @@ class _Pipeline:
             raise ZeroDivisionError("a bug")
         if question == "die":
             os._exit(3)
+        if question == "oom":  # what the kernel's out-of-memory killer does
+            os.kill(os.getpid(), signal.SIGKILL)
         return _answer(question, f"{mode} in {os.getpid()}")
 
 
@@ -78,6 +81,8 @@ def test_errors_crashes_and_a_dead_process_reach_the_caller(tmp_path: Path) -> N
         with pytest.raises(CragError, match=r"ended \(exit code 3\)"):
             processes.ask("die", "rag")
         again = processes.ask("q", "rag").text  # a new process
+        with pytest.raises(CragError, match=r"exit code -9\) — killed.*--one-process"):
+            processes.ask("oom", "rag")
         assert first != again and again.startswith("rag in")
         with pytest.raises(CragError, match="needs a reflector"):  # it could not be built
             processes.ask("q", "self-crag")
