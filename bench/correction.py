@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import console, machine_info, write_results
-from bench.correction_score import GROUPS, _record, show, summarise
+from bench.correction_score import GROUPS, answer_record, show, summarise
 from crag.modes import Mode
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -160,7 +160,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                         "gold": q["gold_passage"],
                     }
                     for mode in modes if k % 2 else reversed(modes):  # alternate who goes first
-                        row[mode] = _record(
+                        row[mode] = answer_record(
                             pipeline.ask(q["question"], mode), q["answers"], q["gold_passage"]
                         )
                     rows.append(row)

@@ -10,7 +10,7 @@ from typing import Any
 from bench.common import print_table
 from crag.modes import Mode
 
-__all__ = ["GROUPS", "contains_gold", "show", "summarise"]
+__all__ = ["GROUPS", "answer_record", "contains_gold", "show", "summarise"]
 
 GROUPS = ("kb", "web", "held_out")  # where a question's gold passage is (crag.datasets.nq_part)
 
@@ -23,7 +23,7 @@ def contains_gold(answer: str, golds: list[str]) -> bool:
     return contains_answer(answer, golds)
 
 
-def _record(answer: Any, golds: list[str], gold_id: str) -> dict[str, Any]:
+def answer_record(answer: Any, golds: list[str], gold_id: str) -> dict[str, Any]:
     t = answer.trace
     web = t.web
     return {

@@ -40,7 +40,7 @@ from pathlib import Path
 import httpx
 
 from bench.common import console, machine_info, print_table, write_results
-from bench.load_clients import KEY, _rss_mb, _wait_job, run_phase, summarise
+from bench.load_clients import KEY, rss_mb, run_phase, summarise, wait_job
 from crag.modes import Mode
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,12 +109,12 @@ def main(argv: list[str] | None = None) -> None:
                 pass
             time.sleep(0.5)
         cold_start = time.time() - started
-        rss_idle = _rss_mb(proc.pid)
+        rss_idle = rss_mb(proc.pid)
         console.print(f"server ready in {cold_start:.1f} s (models loaded), RSS {rss_idle:.0f} MB")
         files = [("files", (f.name, f.read_bytes())) for f in sorted(SAMPLE.iterdir())]
         sent = http.post("/v1/documents", files=files)
         sent.raise_for_status()
-        job = _wait_job(http, sent.headers["location"], timeout=600)
+        job = wait_job(http, sent.headers["location"], timeout=600)
         console.print(f"sample corpus ingested: {job['state']}, {job['progress']}")
         http.post("/v1/ask", json={"question": "warm up", "mode": args.mode}, timeout=900)
 

@@ -17,7 +17,7 @@ from bench.common import percentile
 from bench.load_uploads import Uploads
 from crag.server.schemas import AskResponse
 
-__all__ = ["KEY", "QUESTIONS", "Phase", "run_phase", "summarise"]
+__all__ = ["KEY", "QUESTIONS", "Phase", "rss_mb", "run_phase", "summarise", "wait_job"]
 
 KEY = "bench-load-key-0123456789"  # the server is started with it (bench.load); clients send it
 QUESTIONS = [
@@ -46,7 +46,7 @@ class Phase:
     uploads: dict[str, Any] | None = None
 
 
-def _rss_mb(pid: int) -> float | None:
+def rss_mb(pid: int) -> float | None:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -92,13 +92,13 @@ def _watch(base: str, pid: int, stop: threading.Event, phase: Phase) -> None:
                 phase.health.append((time.perf_counter() - t) * 1000)
             else:
                 phase.health_failures += 1
-            rss = _rss_mb(pid)
+            rss = rss_mb(pid)
             if rss is not None:
                 phase.rss_mb.append(rss)
             stop.wait(0.5)
 
 
-def _wait_job(http: httpx.Client, location: str, timeout: float) -> dict[str, Any]:
+def wait_job(http: httpx.Client, location: str, timeout: float) -> dict[str, Any]:
     deadline = time.time() + timeout
     while time.time() < deadline:
         job = http.get(location).json()
@@ -142,7 +142,7 @@ def run_phase(
         uploads.settle(wait_s=600)
         phase.uploads = uploads.summary()
     if location is not None:
-        job = _wait_job(http, location, timeout=900)
+        job = wait_job(http, location, timeout=900)
         started, finished = job.get("started") or 0, job.get("finished") or 0
         phase.ingest = {
             "file": ingest_file.name if ingest_file else None,
