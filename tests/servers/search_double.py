@@ -160,9 +160,9 @@ def _handler(double: SearchDouble) -> type[BaseHTTPRequestHandler]:
             self._send(status, json.dumps(data).encode())
 
         def _search_fault(self) -> bool:
-            fault = double.fault
+            fault = self.site.fault
             if fault == "timeout":
-                double._stopping.wait(double.delay)
+                self.site._stopping.wait(self.site.delay)
                 self._json(200, {"results": []})
                 return True
             if fault == "500":
@@ -174,7 +174,7 @@ def _handler(double: SearchDouble) -> type[BaseHTTPRequestHandler]:
             return False
 
         def do_POST(self) -> None:
-            double.requests.append(("POST", self.path))
+            self.site.requests.append(("POST", self.path))
             if urlsplit(self.path).path != "/search":
                 return self._json(404, {"detail": "not found"})
             length = int(self.headers.get("Content-Length") or 0)
@@ -184,7 +184,7 @@ def _handler(double: SearchDouble) -> type[BaseHTTPRequestHandler]:
                 return self._json(400, {"detail": {"error": "body is not JSON"}})
             key = self.headers.get("Authorization", "").removeprefix("Bearer ").strip()
             key = key or str(body.get("api_key") or "")
-            if double.api_key and key != double.api_key:
+            if self.site.api_key and key != self.site.api_key:
                 return self._json(
                     401, {"detail": {"error": "Unauthorized: missing or invalid key"}}
                 )
@@ -193,7 +193,7 @@ def _handler(double: SearchDouble) -> type[BaseHTTPRequestHandler]:
             started = time.perf_counter()
             query = str(body.get("query") or "")
             limit = max(1, min(20, int(body.get("max_results") or 5)))
-            results = [] if double.fault == "empty" else double.search(query, limit)
+            results = [] if self.site.fault == "empty" else self.site.search(query, limit)
             return self._json(
                 200,
                 {
@@ -204,7 +204,7 @@ def _handler(double: SearchDouble) -> type[BaseHTTPRequestHandler]:
             )
 
         def do_GET(self) -> None:
-            double.requests.append(("GET", self.path))
+            self.site.requests.append(("GET", self.path))
             parts = urlsplit(self.path)
             if parts.path == "/search":
                 params = parse_qs(parts.query)
@@ -213,7 +213,7 @@ def _handler(double: SearchDouble) -> type[BaseHTTPRequestHandler]:
                 if self._search_fault():
                     return None
                 query = params.get("q", [""])[0]
-                results = [] if double.fault == "empty" else double.search(query, 10)
+                results = [] if self.site.fault == "empty" else self.site.search(query, 10)
                 for r in results:
                     r["engine"] = "double"
                 return self._json(
