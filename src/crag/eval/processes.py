@@ -29,7 +29,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from contextlib import suppress
+from contextlib import closing, suppress
 from multiprocessing.connection import Connection
 from types import TracebackType
 from typing import Any
@@ -78,7 +78,8 @@ def _serve(conn: Connection, settings: Settings, mode: str) -> None:
     except CragError as exc:
         conn.send(("error", _portable(exc)))
         return
-    try:
+    # EOFError, OSError: the parent went away (or closed its end to stop us)
+    with closing(index), suppress(EOFError, OSError):
         try:
             pipeline = build_pipeline(settings, index)
         except CragError as exc:
@@ -87,10 +88,6 @@ def _serve(conn: Connection, settings: Settings, mode: str) -> None:
         conn.send(("ready", None))
         while (question := conn.recv()) is not None:
             conn.send(_reply(pipeline, question, mode))
-    except (EOFError, OSError):  # the parent went away (or closed its end to stop us)
-        return
-    finally:
-        index.close()
 
 
 def _exit_on_term(signum: int, frame: object) -> None:
