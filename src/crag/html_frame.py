@@ -11,8 +11,9 @@ collecting loose paragraphs, a pass that takes no headings and drops a list or t
 a 128 KB manual chapter came out with no section at all, so its chunks could not say which
 option or section they stand in (`crag.headings`). An anchor with no text says nothing to a
 reader, and a page with no frame is, as a whole, the article. A DocBook FAQ is unfolded into
-headed answers first (`crag.html_qanda`), and a Texinfo manual's node menus are dropped (framed,
-they would come through as rows of links).
+headed answers first (`crag.html_qanda`), a Texinfo manual's node menus are dropped (framed,
+they would come through as rows of links), and a rustdoc page's controls go
+(`crag.html_rustdoc`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import re
 from typing import Any
 
 from crag.html_qanda import unfold_qandasets
+from crag.html_rustdoc import tidy_rustdoc
 from crag.html_sphinx import unfold_descriptions
 
 __all__ = ["framed"]
@@ -33,8 +35,8 @@ _BODY_CLOSE = re.compile(r"</body\s*>", re.IGNORECASE)
 
 def framed(html: str) -> str:
     """The page with its empty anchors removed, its DocBook FAQs and Sphinx object
-    descriptions unfolded and, when trafilatura would find no frame for its main text, its
-    body wrapped in `<article>`."""
+    descriptions unfolded, a rustdoc page tidied and, when trafilatura would find no frame
+    for its main text, its body wrapped in `<article>`."""
     html = _EMPTY_ANCHOR.sub("", html)
     tree = _tree(html)
     if tree is None:  # trafilatura reports what lxml cannot read
@@ -42,7 +44,8 @@ def framed(html: str) -> str:
     unfolded = "qandaset" in html and unfold_qandasets(tree)
     menus = "menu" in html and _drop_menus(tree)
     described = "headerlink" in html and unfold_descriptions(tree)
-    if unfolded or menus or described:
+    rustdoc = "rustdoc" in html and tidy_rustdoc(tree)
+    if unfolded or menus or described or rustdoc:
         from lxml import html as lxml_html
 
         html = lxml_html.tostring(tree, encoding="unicode")
