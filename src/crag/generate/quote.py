@@ -50,9 +50,12 @@ _CLAUSE = re.compile(r"[|:;.!?)\]]\s+(?=[A-Z])")
 _EDITORIAL = re.compile(
     r"\s*\[(?:citation needed|clarification needed|according to whom\?|who\?|when\?|which\?|"
     r"dubious[^\]]{0,40}|verification needed|page needed|not in citation given|"
-    r"better source needed|note \d+|[a-z])\]",
+    r"better source needed|note \d+|(?-i:[a-z]))\]",  # a footnote letter: "[a]", not "&[T]"
     re.IGNORECASE,
 )
+# Numbers in brackets that are no footnote: a list ("[3, 4, 5]") or an index from 0 ("buf[0]"),
+# code's. Quoted, the answer check would read them as citation marks and renumber them.
+_CODE_BRACKETS = re.compile(r"\[\s*(?:\d+(?:\s*,\s*\d+)+|0)\s*\]")
 
 
 def close_marker(text: str) -> str:
@@ -93,7 +96,7 @@ def quote(short: str, question: str, text: str, min_share: float = 0.5) -> str |
     said = [
         s
         for s in (BULLET.sub("", _EDGE.sub("", s)) for s in pieces)  # a bullet says nothing
-        if s and not is_instruction(s)
+        if s and not is_instruction(s) and not _CODE_BRACKETS.search(s)
     ]
     holding = [s for s in said if find_in_sources(short, {0: s})]
     if not holding:

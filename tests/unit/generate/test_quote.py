@@ -9,6 +9,7 @@ import pytest
 from tests.support.strips import strips
 
 from crag.generate import Generator
+from crag.generate.answer_check import cite
 from crag.generate.citations import STRIP_JOIN
 from crag.generate.quote import MAX_QUOTE, STOP, close_marker, quote
 from crag.models.llm.base import ChatRequest, ChatResult
@@ -145,6 +146,25 @@ def test_wikipedia_editorial_brackets_are_not_quoted() -> None:
     assert quote("secondary school teachers", "Which teachers retire?", text) == (
         "Retirements outweigh slowing enrollment among secondary school teachers."
     )
+
+
+def test_code_in_brackets_is_quoted_as_written_or_not_at_all() -> None:
+    # a footnote letter is lowercase; a type in brackets is code ("&mut [T]", rustdoc's)
+    sig = "pub fn make_contiguous(&mut self) -> &mut [T]. Rearranges the storage."
+    question = "Which VecDeque method rearranges its storage?"
+    said = quote("make_contiguous", question, sig)
+    assert said == "pub fn make_contiguous(&mut self) -> &mut [T]."
+    assert cite(said, 1, "make_contiguous") == f"{said[:-1]} [1]."
+    assert quote("1997", "When?", "The UK joined in 1997.[a]") == "The UK joined in 1997."
+    # numbers in brackets that the answer check would renumber as citations ("[3, 4]",
+    # "buf[0]") keep their sentence from being quoted; another that holds the answer is
+    example = (
+        "pub fn rotate_left(&mut self, n: usize). Rotates the deque n places to the left. "
+        "let mut buf = VecDeque::from([1, 2, 3]); buf.rotate_left(1); assert_eq!(buf[0], 2);"
+    )
+    question = "Which method rotates a VecDeque to the left?"
+    assert quote("rotate_left", question, example) == "pub fn rotate_left(&mut self, n: usize)."
+    assert quote("rotate_left", question, example.split(". R")[1]) is None
 
 
 def test_the_quote_is_the_text_the_reader_was_shown() -> None:
