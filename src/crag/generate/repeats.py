@@ -139,13 +139,14 @@ def _called_in(short: str, sources: list[Source]) -> bool:
 
 
 def _written_as_code_in(short: str, question: str) -> bool:
-    """The question itself writes the short answer as a name in code: mixed case inside the
-    word, or joined by "_", "." or "::" ("What data structure is VecDeque implemented
-    with?" answered "VecDeque", which a source writes as `VecDeque`). Such an answer repeats
-    the question, even where a source quotes it as a literal; a plain word does not count
-    ("connection" for "… when a new connection is made", written 'connection')."""
+    """The question itself writes the short answer, as it is spelled, as a name: with a
+    capital ("Rc", "VecDeque") or joined by "_", "." or "::" ("What data structure is
+    VecDeque implemented with?" answered "VecDeque", which a source writes as `VecDeque`). Such
+    an answer repeats the question, even where a source quotes it as a literal; a plain word in
+    lower case does not count ("connection" for "… when a new connection is made", written
+    'connection' as the event's name)."""
     name = short.strip(_QUOTES + " ")
-    code = re.search(r"[a-z][A-Z]|\w(?:_|::|\.)\w", name) is not None
+    code = re.search(r"[A-Z]|\w(?:_|::|\.)\w", name) is not None
     return code and re.search(rf"(?<![\w.:]){re.escape(name)}(?![\w])", question) is not None
 
 

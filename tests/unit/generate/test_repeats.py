@@ -128,6 +128,8 @@ def test_a_name_the_question_writes_as_code_repeats_it_even_where_a_source_quote
     assert names_nothing("VecDeque", q, page) == "only repeats the question"
     assert names_nothing("`VecDeque`", q, page) == "only repeats the question"
     assert names_nothing("growable ring buffer", q, page) is None
+    rc = number_sources(strips("Makes a clone of the `Rc` pointer."))
+    assert names_nothing("Rc", "What kind of pointer is Rc?", rc) == "only repeats the question"
     for question in ("Which constant is SCHED_RR?", "What is buf.length?"):
         name = question.split(" ")[-1].rstrip("?")
         quoted = number_sources(strips(f"The value `{name}` is set."))
