@@ -12,18 +12,19 @@ the "Implementations" section the method stands in (and, with the version gone, 
 together as "## #### pub fn …"). The summary and details elements are taken away, their
 content kept, so the signature is the heading of its own description, at rustdoc's level.
 
-The page's controls come through as text otherwise: the "§" after every heading (a
-permalink, `a.doc-anchor` and `a.anchor`: "§Examples. Basic usage: …" began strips), "Source"
-links, "Expand description", "Copy item path", the "ⓘ" after a return type (`a.tooltip`, the
-notable traits pop-up), and "Read more" after each trait method's first line. And the
-"Blanket Implementations" section is the same on every type's page (`impl<T> From<T> for
-T`, "Returns the argument unchanged.", `impl<T, U> Into<U> for T` …): a collection of a
-crate's pages held it once per type, each copy as likely to be retrieved as the type's own
-text. It is dropped; the type's own and auto trait implementations stay (they answer "Is
-HashMap Send?"). The version an item is stable since, which stood beside its "Source" link,
-goes into its signature heading ("pub fn into_sorted_vec(self) -> Vec<T, A> (Stable since
-Rust version 1.5.0)"): there it answers "since when", and takes no sentence from the
-description's strip.
+The page's controls come through as text otherwise: the "§" after every heading (a permalink,
+`a.doc-anchor` and `a.anchor`: "§Examples. Basic usage: …" began strips), "Source" links,
+"Expand description", "Copy item path", the "ⓘ" after a return type (`a.tooltip`, the notable
+traits pop-up), "Read more" after each trait method's first line, and on a source page
+(`src/…/fs.rs.html`) the line numbers, which ran into each line ("1//! Filesystem manipulation
+operations."). And the "Blanket Implementations" section is the same on every type's page
+(`impl<T> From<T> for T`, "Returns the argument unchanged.", `impl<T, U> Into<U> for T` …): a
+collection of a crate's pages held it once per type, each copy as likely to be retrieved as the
+type's own text. It is dropped; the type's own and auto trait implementations stay (they answer
+"Is HashMap Send?"). The version an item is stable since, which stood beside its "Source" link,
+goes into its signature heading ("pub fn into_sorted_vec(self) -> Vec<T, A> (Stable since Rust
+version 1.5.0)"): there it answers "since when", and takes no sentence from the description's
+strip.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ _CONTROLS = " | ".join(
         f"//summary[{_CLASS.format('hideme')}]",  # "Expand description"
         f"//a[{_CLASS.format('tooltip')}]",  # "ⓘ"
         "//button",  # "Copy item path"
+        "//*[@data-nosnippet]",  # a source page's line numbers: "1//! Filesystem …"
         '//a[normalize-space(.)="Read more"]',
         '//h2[@id="blanket-implementations"]',
         '//*[@id="blanket-implementations-list"]',

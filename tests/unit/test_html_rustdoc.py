@@ -113,3 +113,14 @@ def test_other_pages_are_left_alone() -> None:
     assert not is_rustdoc(tree)
     assert tidy_rustdoc(tree) is False
     assert tree.xpath('//span[@class="rightside"]')
+
+
+def test_a_source_pages_line_numbers_are_not_text() -> None:
+    page = (
+        '<html><head><meta name="generator" content="rustdoc"><title>fs.rs - source</title>'
+        '</head><body><main><h1>std/fs.rs</h1><pre class="rust"><code><a href=#1 id=1 '
+        'data-nosnippet>1</a><span class="doccomment">//! Filesystem operations.\n</span>'
+        "<a href=#2 id=2 data-nosnippet>2</a>pub fn read() {}\n</code></pre></main></body></html>"
+    )
+    (doc,), _ = load_html("fs.rs.html", page)
+    assert "//! Filesystem operations.\npub fn read() {}" in doc.text
