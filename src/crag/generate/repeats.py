@@ -122,8 +122,8 @@ def _literal_in(short: str, sources: list[Source]) -> bool:
 
 def _asks_for_name(question: str) -> bool:
     """The question asks for a name by what it is: "Which HashMap method …", "What option …"."""
-    return re.search(rf"\b(?:which|what)(?:\s+[\w:.]+){{0,2}}?\s+{_KINDS}\b", question,
-                     re.IGNORECASE) is not None  # fmt: skip
+    pattern = rf"\b(?:which|what)(?:\s+[\w:.]+){{0,2}}?\s+{_KINDS}\b"
+    return re.search(pattern, question, re.IGNORECASE) is not None
 
 
 def _called_in(short: str, sources: list[Source]) -> bool:
