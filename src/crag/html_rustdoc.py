@@ -70,7 +70,18 @@ def tidy_rustdoc(tree: Any) -> bool:
         _since_as_sentence(element)
     for element in tree.xpath("//summary | //details"):
         element.drop_tag()
+    for notice in tree.xpath(f"//div[{_CLASS.format('stab')}]"):
+        _as_paragraph(notice)
     return True
+
+
+def _as_paragraph(notice: Any) -> None:
+    """A stability notice ("🔬This is a nightly-only experimental API. (`allocator_api`
+    #32838)", "Deprecated since 1.0.0") as one paragraph. As rustdoc writes it, spans in a
+    <div>, trafilatura kept only what followed its <code>: "`allocator_api` #32838)"."""
+    for span in notice.xpath(".//span"):
+        span.drop_tag()
+    notice.tag = "p"
 
 
 def _since(element: Any) -> str:

@@ -124,3 +124,26 @@ def test_a_source_pages_line_numbers_are_not_text() -> None:
     )
     (doc,), _ = load_html("fs.rs.html", page)
     assert "//! Filesystem operations.\npub fn read() {}" in doc.text
+
+
+def test_a_stability_notice_reads_whole() -> None:
+    # as rustdoc writes it (spans in a <div> in the method's <summary>); among a dozen methods,
+    # trafilatura kept only what followed its <code>: "`harbour_tides` #1)"
+    notice = (
+        '<span class="item-info"><div class="stab unstable"><span class="emoji">🔬</span>'
+        "<span>This is a nightly-only experimental API. (<code>harbour_tides</code>&nbsp;"
+        '<a href="https://github.com/rust-lang/rust/issues/1">#1</a>)</span></div></span>'
+    )
+    methods = []
+    for i in range(12):
+        method = _method(f"tide_{i}", "1.5.0", f"Returns tide {i} at the harbour's quay.")
+        if i % 3 == 0:
+            end = "</h4></section></summary>"
+            method = method.replace(end, end.replace("</summary>", f"{notice}</summary>"))
+        methods.append(method)
+    page = _PAGE.replace(
+        '<div class="impl-items">', '<div class="impl-items">' + "".join(methods), 1
+    )
+    (doc,), _ = load_html("struct.Harbour.html", page)
+    notices = doc.text.count("🔬This is a nightly-only experimental API. (`harbour_tides`")
+    assert notices == 4
