@@ -173,15 +173,21 @@ def _ingest(plan: EvalPlan, index: Any, progress: IngestProgress | None) -> str 
 
 @contextmanager
 def _asker(
-    plan: EvalPlan, index: Any, overrides: dict[str, Any]
+    plan: EvalPlan, index: Any, overrides: dict[str, Any], log: Callable[[str], None]
 ) -> Iterator[tuple[Any, bool, bool]]:
     """What answers the harness's questions, whether each mode has a process of its own, and
     whether the pipelines search the web. Each mode has its process unless the run asks for
-    one process, has one mode, or hands in components (those cannot cross processes)."""
+    one process, has one mode, hands in components (those cannot cross processes), or the
+    processes would not fit in the memory available (`crag.eval.memory`; said in `log`)."""
+    from crag.eval.memory import available_mb, too_little_memory
     from crag.eval.processes import ModeProcesses
     from crag.pipeline import build_pipeline
 
-    if plan.config.process_per_mode and len(plan.modes) > 1 and not overrides:
+    apart = plan.config.process_per_mode and len(plan.modes) > 1 and not overrides
+    if apart and (why := too_little_memory(plan.settings, len(plan.modes), available_mb())):
+        log(f"crag eval: {why}; `--one-process` says so from the start.")
+        apart = False
+    if apart:
         with ModeProcesses(plan.settings, plan.modes) as processes:
             yield processes, True, plan.settings.web.provider != "none"
     else:
@@ -218,7 +224,7 @@ def run_eval(
                 raise CragError(f"collection {s.collection!r} is empty; `crag ingest` it first")
             check_fingerprint(plan.out_dir, fingerprint(plan))
             started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-            with _asker(plan, index, pipeline_overrides) as (asker, apart, web):
+            with _asker(plan, index, pipeline_overrides, log) as (asker, apart, web):
                 harness = Harness(asker, index.catalog, results, language=plan.language)
                 harness.progress = progress or harness.progress
                 if harness.pending(plan.items, plan.modes):
