@@ -18,13 +18,13 @@ The page's controls come through as text otherwise: the "§" after every heading
 traits pop-up), "Read more" after each trait method's first line, and on a source page
 (`src/…/fs.rs.html`) the line numbers, which ran into each line ("1//! Filesystem manipulation
 operations."). And the "Blanket Implementations" section is the same on every type's page
-(`impl<T> From<T> for T`, "Returns the argument unchanged.", `impl<T, U> Into<U> for T` …): a
-collection of a crate's pages held it once per type, each copy as likely to be retrieved as the
-type's own text. It is dropped; the type's own and auto trait implementations stay (they answer
-"Is HashMap Send?"). The version an item is stable since, which stood beside its "Source" link,
-goes into its signature heading ("pub fn into_sorted_vec(self) -> Vec<T, A> (Stable since Rust
-version 1.5.0)"): there it answers "since when", and takes no sentence from the description's
-strip.
+(`impl<T> From<T> for T`, "Returns the argument unchanged.", `impl<T, U> Into<U> for T` …):
+trafilatura dropped it inside its collapsed <details>, and unwrapped it would come through once
+per type, so it is dropped. (The auto trait implementations, headings with no text under them,
+do not come through either way.) The version an item is stable since, which stood beside its
+"Source" link, goes into its signature heading ("pub fn into_sorted_vec(self) -> Vec<T, A>
+(Stable since Rust version 1.5.0)"): there it answers "since when", and takes no sentence from
+the description's strip.
 """
 
 from __future__ import annotations

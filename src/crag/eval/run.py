@@ -185,7 +185,7 @@ def _asker(
 
     apart = plan.config.process_per_mode and len(plan.modes) > 1 and not overrides
     if apart and (why := too_little_memory(plan.settings, len(plan.modes), available_mb())):
-        log(f"crag eval: {why}; `--one-process` says so from the start.")
+        log(f"crag eval: {why}; `--one-process` chooses that from the start.")
         apart = False
     if apart:
         with ModeProcesses(plan.settings, plan.modes) as processes:
