@@ -72,7 +72,27 @@ def tidy_rustdoc(tree: Any) -> bool:
         element.drop_tag()
     for notice in tree.xpath(f"//div[{_CLASS.format('stab')}]"):
         _as_paragraph(notice)
+    _path_in_title(tree)
     return True
+
+
+def _path_in_title(tree: Any) -> None:
+    """The page's title with the module path its breadcrumbs give: "Struct
+    std::collections::hash_map::Entry", not "Struct Entry", which `btree_map`'s page is too
+    (and fifteen `Iter`s of the standard library). The title labels every chunk of the
+    page where pages of several titles are read together (`crag.titles`)."""
+    crumbs = tree.xpath(f"//div[{_CLASS.format('rustdoc-breadcrumbs')}]")
+    heading = tree.xpath("//h1")
+    if not crumbs or not heading:
+        return
+    path = "".join(crumbs[0].itertext()).strip()
+    name = heading[0].xpath(".//span")
+    if not path or not name:
+        return
+    item, text = name[0], "".join(name[0].itertext())  # "Binary<wbr>Heap": its pieces
+    for child in list(item):
+        item.remove(child)
+    item.text = f"{path}::{text}"
 
 
 def _as_paragraph(notice: Any) -> None:

@@ -33,7 +33,8 @@ _PAGE = f"""<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 <body class="rustdoc struct"><nav class="sidebar"><ul><li><a
 href="#method.high_water">high_water</a></li></ul></nav><main><div class="width-limiter">
 <section id="main-content" class="content">
-<div class="main-heading"><h1>Struct <span class="struct">Harbour</span>&nbsp;<button
+<div class="main-heading"><div class="rustdoc-breadcrumbs"><a href="index.html">harbour</a>::<wbr><a
+href="index.html">quays</a></div><h1>Struct <span class="struct">Harbour</span>&nbsp;<button
 id="copy-path" title="Copy item path to clipboard">Copy item path</button></h1><span
 class="sub-heading"><span class="since" title="Stable since Rust version 1.2.0">1.2.0</span> ·
 <a class="src" href="../src/harbour/lib.rs.html#1">Source</a> </span></div>
@@ -69,7 +70,8 @@ argument unchanged.</p></div></div></details></div>
 def _text() -> str:
     (doc,), warnings = load_html("struct.Harbour.html", _PAGE)
     assert warnings == []
-    assert doc.title == "Struct Harbour"  # without "Copy item path"
+    # its module path from the breadcrumbs, and without "Copy item path"
+    assert doc.title == "Struct harbour::quays::Harbour"
     return doc.text
 
 
