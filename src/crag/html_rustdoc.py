@@ -90,8 +90,7 @@ def _path_in_title(tree: Any) -> None:
     if not path or not name:
         return
     item, text = name[0], "".join(name[0].itertext())  # "Binary<wbr>Heap": its pieces
-    for child in list(item):
-        item.remove(child)
+    item.clear(keep_tail=True)
     item.text = f"{path}::{text}"
 
 
@@ -135,7 +134,5 @@ def _since_as_sentence(sub_heading: Any) -> None:
     if not since:
         sub_heading.drop_tree()
         return
-    for child in list(sub_heading):
-        sub_heading.remove(child)
+    sub_heading.clear(keep_tail=True)  # children, text and attributes
     sub_heading.tag, sub_heading.text = "p", f"{since}."
-    sub_heading.attrib.clear()
