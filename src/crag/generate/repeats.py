@@ -165,13 +165,19 @@ def _offers_choices(question: str) -> bool:
     )
 
 
+def _a_name_to_type(short: str, question: str, sources: list[Source]) -> bool:
+    """The question's words name, as a source writes it, a value or name to type: a literal
+    the source quotes as code, or a method it declares or calls where the question asks for
+    one — unless the question names it by what it is or writes it as code itself. Asked only
+    of a short answer that repeats the question: it scans every source."""
+    code = _literal_in(short, sources) or (_asks_for_name(question) and _called_in(short, sources))
+    return code and not (_named_in(short, question) or _written_as_code_in(short, question))
+
+
 def names_nothing(short: str, question: str, sources: list[Source]) -> str | None:
     """Why the short answer names no answer ("only repeats the question", "is a source's
     label"), or None when it may be one."""
-    literal = (
-        _literal_in(short, sources) or (_asks_for_name(question) and _called_in(short, sources))
-    ) and not (_named_in(short, question) or _written_as_code_in(short, question))
-    if repeats_question(short, question) and not literal:
+    if repeats_question(short, question) and not _a_name_to_type(short, question, sources):
         return "only repeats the question"
     if copies_label(short, sources):
         return "is a source's label"
