@@ -10,7 +10,8 @@ access.
   the spine documents that hold text.
 - The chapter's headings (h1-h6) give each chunk the heading path it starts in (its
   `heading` metadata), as a Markdown file's do: a chapter holds many sections.
-- Tables become one line per row with its header, like the other loaders.
+- Tables become one line per row, with its header where the table marks one, like the other
+  loaders (`crag.ingest.tables`).
 - DRM: a chapter listed as encrypted in `META-INF/encryption.xml` (other than obfuscated
   fonts) makes the file a clear error: "DRM-protected EPUB".
 """
@@ -23,7 +24,8 @@ from urllib.parse import unquote
 
 from crag.errors import LoaderError
 from crag.ingest.doc_names import name_title
-from crag.ingest.package import header_names, open_package, row_line
+from crag.ingest.package import open_package
+from crag.ingest.tables import html_table_lines
 from crag.titles import shorten
 from crag.types import Document, Heading
 
@@ -86,7 +88,7 @@ def _encrypted(path: str, package: Any) -> set[str]:
 def _text(
     node: Any, lines: list[str], current: list[str], marks: list[tuple[int, int]] | None = None
 ) -> None:
-    """Collect the text of an XHTML tree: blocks end lines, tables become header rows; each
+    """Collect the text of an XHTML tree: blocks end lines, tables a line per row; each
     h1-h6 that gives a line is noted in `marks` as (its line's index, its level)."""
     tag = _local(node.tag)
     if marks is not None and tag in _HEADINGS:
@@ -100,17 +102,7 @@ def _text(
         pass
     elif tag == "table":
         _flush(lines, current)
-        rows = [
-            [" ".join("".join(c.itertext()).split()) for c in tr if _local(c.tag) in ("td", "th")]
-            for tr in node.iter()
-            if _local(tr.tag) == "tr"
-        ]
-        rows = [r for r in rows if any(r)]
-        if rows:
-            header = header_names(rows[0])
-            lines.extend(line for r in rows[1:] if (line := row_line(header, r)))
-            if len(rows) == 1:
-                lines.append("; ".join(c for c in rows[0] if c))
+        lines.extend(html_table_lines(node, _local))
     else:
         if tag in _BLOCKS:
             _flush(lines, current)

@@ -8,8 +8,8 @@ markitdown was not chosen: it pulls in a converter per format (and more) only to
 structure (slide numbers, heading levels) that citations need here.
 
 - DOCX: a unit per heading section, `doc_id` = the heading path ("Results › Revenue"); text
-  before the first heading is the unit "(start)". Tables become one line per row with its
-  header: "Region: North; Revenue: 1200".
+  before the first heading is the unit "(start)". Tables become one line per row, with its
+  header where the table has one: "Region: North; Revenue: 1200" (`crag.ingest.tables`).
 - PPTX: a unit per slide, `doc_id` = "slide N: title"; shapes in reading order (top, then
   left), tables as above, speaker notes after "Notes:".
 """
@@ -21,24 +21,14 @@ from typing import Any
 
 from crag.errors import LoaderError
 from crag.ingest.doc_names import name_title
-from crag.ingest.package import header_names, open_package, row_line
+from crag.ingest.package import open_package
+from crag.ingest.tables import docx_has_header, pptx_has_header, table_lines
 from crag.titles import shorten
 from crag.types import Document
 
 __all__ = ["load_docx", "load_pptx"]
 
 _TITLE_MAX = 80
-
-
-def _table_lines(rows: list[list[str]]) -> list[str]:
-    """A table as lines: the first row names the columns, each further row is one line."""
-    rows = [r for r in rows if any(c.strip() for c in r)]
-    if not rows:
-        return []
-    if len(rows) == 1:
-        return ["; ".join(c for c in rows[0] if c.strip())]
-    header = header_names(rows[0])
-    return [line for r in rows[1:] if (line := row_line(header, r))]
 
 
 def _short(text: str) -> str:
@@ -105,7 +95,9 @@ def load_docx(path: str, data: bytes, limit: int | None = None) -> tuple[list[Do
     try:
         for block in document.iter_inner_content():
             if isinstance(block, Table):
-                sections[-1][1].extend(_table_lines(_docx_rows(block)))
+                sections[-1][1].extend(
+                    table_lines(_docx_rows(block), header=docx_has_header(block))
+                )
                 continue
             text = block.text.strip()
             if not text:
@@ -153,7 +145,7 @@ def _shape_lines(shape: Any) -> list[str]:
         return [line for s in _reading_order(shape.shapes) for line in _shape_lines(s)]
     if getattr(shape, "has_table", False) and shape.has_table:
         rows = [[" ".join(c.text.split()) for c in r.cells] for r in shape.table.rows]
-        return _table_lines(rows)
+        return table_lines(rows, header=pptx_has_header(shape.table))
     if getattr(shape, "has_text_frame", False) and shape.has_text_frame:
         return [p for p in (" ".join(par.text.split()) for par in shape.text_frame.paragraphs) if p]
     return []
