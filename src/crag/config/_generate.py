@@ -27,8 +27,10 @@ class GenerateSettings(BaseModel):
     verify_correct: bool = Field(
         False,
         description=(
-            "Verify under a CORRECT verdict too (one more short call for those questions): the "
-            "evaluator judged the passages, not the span the reader took from them."
+            "Verify every answer under a CORRECT verdict too (one more short call for those "
+            "questions): the evaluator judged the passages, not the span the reader took from "
+            "them. Off, an answer under CORRECT is verified only where no passage holds it as "
+            "written."
         ),
     )
     verify_cut: float | None = Field(

@@ -16,7 +16,10 @@ The generator's reply is read sentence by sentence:
    passage)` (the generator's model asked yes/no, `crag.generate.verify`), when given, must
    reach `verify_cut`; without a verifier, when the evaluator was not sure of the retrieval
    (AMBIGUOUS, or web strips), the passage's own score must reach `evidence_floor`. A
-   same-topic passage that merely contains a plausible phrase is not evidence.
+   same-topic passage that merely contains a plausible phrase is not evidence. When the
+   evaluator said CORRECT, only a short answer no source holds as written is verified: one
+   accepted on its content words may have added a word of the model's own ("Valgrind comes
+   from the French word 'val'", three of its words in a passage on how to pronounce it).
 5. An answer left with no citation is not an answer.
 
 Any failure yields `reason` (why it was refused) instead of an answer.
@@ -153,9 +156,13 @@ def check_answer(
     verify: Callable[[str, str, str], float] | None = None,
     verify_cut: float = VERIFY_CUT,
     quote: bool = False,
+    verify_found: bool = True,
 ) -> Checked:
     """Check a generator reply (marker already removed) against the numbered sources.
-    `quote`: the explanation is the evidence source's own sentence, not the model's."""
+    `quote`: the explanation is the evidence source's own sentence, not the model's.
+    `verify_found=False` verifies only a short answer no source holds as written (accepted
+    on its content words): the evaluator said CORRECT, which vouches for the passages, not
+    for words the model put together itself."""
     text, _, notes = check_citations(reply, sources)
     out = Checked(notes=notes)
     by_n = {s.n: s for s in sources}
@@ -167,6 +174,8 @@ def check_answer(
     first, rest = sentences[0], sentences[1:]
     out.short = short_answer(first)
     where = locate(first, bodies, hint=cited_numbers(first))
+    if where and not verify_found:
+        verify = None  # found as written, in passages the evaluator vouched for
     if where:
         out.evidence = where[0]
         if cited_numbers(first) != (where[0],):

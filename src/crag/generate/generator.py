@@ -37,6 +37,15 @@ __all__ = ["NOT_FOUND", "Generated", "Generator", "refusal_text"]
 Verify = Callable[[str, str, str], float]  # (question, short answer, passage) -> P(yes)
 
 
+@dataclass(frozen=True, slots=True)
+class _Verifying:
+    """What the answer check verifies: every answer (`every`), or only one that no source
+    holds as written (`crag.generate.answer_check`)."""
+
+    verify: Verify
+    every: bool
+
+
 @dataclass(slots=True)
 class Generator:
     llm: LLM
@@ -49,8 +58,8 @@ class Generator:
     # Asked when the evaluator was not sure: does the passage state the answer? (AnswerJudge)
     verifier: Any = None
     verify_cut: float = VERIFY_CUT  # P(yes) a verified answer must reach
-    # Verify under a CORRECT verdict too: the evaluator judged the passages, not the span the
-    # reader took from them.
+    # Verify every answer under a CORRECT verdict too: the evaluator judged the passages, not
+    # the span the reader took from them (off: only an answer no passage holds as written).
     verify_correct: bool = False
     # crag's readings: the best `read_alone` sources are also read one at a time, and the
     # candidate whose source ties it closer to the question replaces the reading of all
@@ -156,7 +165,7 @@ class Generator:
         extra: str,
         notes: list[str],
         evidence_floor: float | None,
-        verify: Verify | None,
+        verify: _Verifying | None,
         finish_reason: str | None,
     ) -> Generated:
         """The reading of all sources and of the best ones alone: the best-tied candidate that
@@ -227,7 +236,7 @@ class Generator:
         strips: list[Strip],
         language: str,
         evidence_floor: float | None,
-        verify: Verify | None,
+        verify: _Verifying | None,
     ) -> Checked:
         """The answer check of one reply (its NOT_FOUND marker removed) with this generator's
         support and cut."""
@@ -239,9 +248,10 @@ class Generator:
             language,
             min_support=self.min_support,
             evidence_floor=evidence_floor,
-            verify=verify,
+            verify=verify.verify if verify is not None else None,
             verify_cut=self.verify_cut,
             quote=self.explain == "quote",
+            verify_found=verify is None or verify.every,
         )
 
     def _coded(self, extra: str, language: str) -> bool:
@@ -254,15 +264,15 @@ class Generator:
         """A reply as the answer check reads it: a citation the stop cut off closed again."""
         return close_marker(text) if self.explain == "quote" else text.strip()
 
-    def _verifies(self, evidence_floor: float | None, confident: bool) -> Verify | None:
-        """The verification the answer check asks, if any: when the evaluator was not sure
-        (`evidence_floor` set) and, with `verify_correct`, when it said CORRECT (`confident`).
-        Plain RAG (neither) is not verified."""
-        if self.verifier is None:
+    def _verifies(self, evidence_floor: float | None, confident: bool) -> _Verifying | None:
+        """The verification the answer check asks, if any: of every answer when the evaluator
+        was not sure (`evidence_floor` set) or, with `verify_correct`, when it said CORRECT
+        (`confident`); otherwise, at CORRECT, of an answer no source holds as written. Plain
+        RAG (neither) is not verified."""
+        if self.verifier is None or (evidence_floor is None and not confident):
             return None
-        if evidence_floor is not None or (confident and self.verify_correct):
-            return self._verify
-        return None
+        every = evidence_floor is not None or self.verify_correct
+        return _Verifying(self._verify, every)
 
     def _verify(self, question: str, answer: str, passage: str) -> float:
         return float(self.verifier.score(f"{question.strip()}\nAnswer: {answer}", [passage])[0])

@@ -99,3 +99,25 @@ def test_verify_correct_checks_the_span_under_a_correct_verdict_too() -> None:
     quiet = FixedVerifier(0.0)
     gen = Written(ScriptedLLM("Buzz Aldrin [2]"), verifier=quiet, verify_correct=True)
     assert not gen.generate(question, strips(*MOON)).refused and quiet.seen == []
+
+
+def test_under_correct_only_an_answer_no_source_holds_as_written_is_verified() -> None:
+    """The evaluator vouched for the passages: a span of one is not verified, but a short
+    answer accepted on its content words (one the model worded) is; before, "Valgrind comes
+    from the French word 'val'" passed on three of its words in a passage on pronouncing it."""
+    question = "Who was the second person to walk on the moon?"
+    for reread in (False, True):
+        quiet = FixedVerifier(0.0)
+        gen = Written(ScriptedLLM("Buzz Aldrin [2]"), verifier=quiet)
+        out = gen.generate(question, strips(*MOON), confident=True, reread=reread)
+        assert not out.refused and quiet.seen == []
+        worded = "Aldrin, the astronaut, walked second on it in July 1969 [2]"
+        no = FixedVerifier(0.2)
+        gen = Written(ScriptedLLM(worded), verifier=no)
+        out = gen.generate(question, strips(*MOON), confident=True, reread=reread)
+        assert out.refused and "does not state it" in out.text, out.text
+        assert no.seen and no.seen[0][1] == MOON[1]
+        yes = FixedVerifier(0.9)
+        gen = Written(ScriptedLLM(worded), verifier=yes)
+        out = gen.generate(question, strips(*MOON), confident=True, reread=reread)
+        assert not out.refused and yes.seen, out.text
