@@ -5,8 +5,9 @@ The generator's reply is read sentence by sentence:
 1. The first sentence carries the short answer. Its citation is assigned by matching: the
    source whose text holds the short answer's words is where it comes from (the model's `[n]`
    only breaks ties, `crag.generate.matching`). A short answer found in no source may still
-   stand when its content words are in one (a paraphrase, "about 8,800 metres"); otherwise it
-   is not an answer.
+   stand when its content words are in one (a paraphrase, "about 8,800 metres") and it adds
+   no name or number that neither the question nor that source holds; otherwise it is not an
+   answer.
 2. Every further sentence must be backed by the source it cites (the attribution check of
    `crag.generate.support`); a wrong `[n]` is re-cited to the source that backs it, an
    unbacked sentence is dropped and named in the trace.
@@ -19,7 +20,8 @@ The generator's reply is read sentence by sentence:
    same-topic passage that merely contains a plausible phrase is not evidence. When the
    evaluator said CORRECT, only a short answer no source holds as written is verified: one
    accepted on its content words may have added a word of the model's own ("Valgrind comes
-   from the French word 'val'", three of its words in a passage on how to pronounce it).
+   from the French word 'val'", three of its words in a passage on how to pronounce it). A
+   bare "Yes" or "No" has no words to check, and the verifier cannot judge one: it is not.
 5. An answer left with no citation is not an answer.
 
 Any failure yields `reason` (why it was refused) instead of an answer.
@@ -40,7 +42,13 @@ from crag.generate.citations import (
     cited_numbers,
     close_gaps,
 )
-from crag.generate.matching import find_in_sources, locate, short_answer, unsourced_contacts
+from crag.generate.matching import (
+    added_names,
+    find_in_sources,
+    locate,
+    short_answer,
+    unsourced_contacts,
+)
 from crag.generate.quote import quote as quote_sentence
 from crag.generate.support import SupportCheck, recite, supported_sentences
 from crag.refine.rewrite_check import content_forms, content_words, forms
@@ -174,9 +182,9 @@ def check_answer(
     first, rest = sentences[0], sentences[1:]
     out.short = short_answer(first)
     where = locate(first, bodies, hint=cited_numbers(first))
-    if where and not verify_found:
-        verify = None  # found as written, in passages the evaluator vouched for
     if where:
+        if not verify_found:
+            verify = None  # found as written, in passages the evaluator vouched for
         out.evidence = where[0]
         if cited_numbers(first) != (where[0],):
             notes.append(f"cited the short answer {out.short!r} to [{where[0]}], which holds it")
@@ -196,6 +204,17 @@ def check_answer(
         if n is None or best < min_support:
             out.reason = "the generated answer was not supported by the retrieved sources"
             notes.append(f"short answer {out.short!r} found in no source (support {best:.2f})")
+            return out
+        if not verify_found and not check.words:
+            # a bare "Yes": no words of its own to check, and none the verifier can judge
+            # (benchmarks.md, "A bare yes or no verified under a CORRECT verdict")
+            verify = None
+        if added := added_names(out.short, question, bodies[n]):
+            out.reason = "the generated answer was not supported by the retrieved sources"
+            notes.append(
+                f"short answer {out.short!r} says {', '.join(map(repr, added))}, which neither "
+                f"the question nor [{n}] holds"
+            )
             return out
         out.evidence = n
         if check.cited != (n,):

@@ -27,6 +27,7 @@ from crag.symbols import SYMBOL, symbolic, symbols
 
 __all__ = [
     "WORD",
+    "added_names",
     "contact_details",
     "find_in_sources",
     "fold",
@@ -203,3 +204,27 @@ def unsourced_contacts(answer: str, cited: Sequence[str]) -> list[str]:
     """Contact details in `answer` that none of the `cited` source texts contains."""
     haystack = _squash(" ".join(cited))
     return [c for c in contact_details(answer) if _squash(c) not in haystack]
+
+
+def added_names(answer: str, question: str, source: str) -> list[str]:
+    """Names and numbers `answer` says that neither `question` nor `source` holds: its words
+    with a capital (after the first word, which any sentence capitalises) and every word with
+    a digit. A short answer in the model's own words is accepted on most of its content words
+    (`crag.generate.support`); a name or number among the rest is a claim the source does not
+    make: "Valgrind comes from the French word 'val'" had three of its words in a passage on
+    how to say the name. A word may carry a suffix in the source ("1930" in "1930s")."""
+    said = set(fold(question)) | set(fold(source))
+    added = []
+    for i, match in enumerate(WORD.finditer(_MARK.sub(" ", answer))):
+        word = match.group()
+        digit = any(ch.isdigit() for ch in word)
+        if not digit and (i == 0 or len(word) < 2 or not word[0].isupper()):
+            continue
+        folded = fold(word)
+        if not all(w in said or _with_suffix(w, said) for w in folded):
+            added.append(word)
+    return added
+
+
+def _with_suffix(word: str, said: set[str]) -> bool:
+    return any(s.startswith(word) and len(s) - len(word) <= _SUFFIX for s in said)

@@ -54,6 +54,7 @@ class SupportCheck:
     # the source backing it best: for a cited sentence not fully backed, or one citing nothing
     best: int | None = None
     best_support: float = 0.0
+    words: int = 0  # content words checked: none for "Yes" or the question's own words
 
 
 def supported_sentences(
@@ -83,7 +84,7 @@ def supported_sentences(
                 key=lambda pair: pair[1],
                 default=(None, 0.0),
             )
-        checks.append(SupportCheck(sentence, cited, support, best, best_support))
+        checks.append(SupportCheck(sentence, cited, support, best, best_support, len(content)))
     return checks
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from crag.generate.matching import (
+    added_names,
     contact_details,
     find_in_sources,
     fold,
@@ -137,3 +138,19 @@ def test_an_answer_in_symbols_is_found_where_it_stands_alone() -> None:
     assert text[start:end] == "%"
     assert span_of("~", "no such symbol") is None
     assert find_in_sources("20%", {1: "about 20 percent"}) == [1]  # words: as before
+
+
+def test_a_worded_answer_may_add_no_name_or_number() -> None:
+    question = "Where does the name Valgrind come from?"
+    passage = 'The "Val" as in the word "value". The "grind" is pronounced with a short i.'
+    worded = 'Valgrind comes from the French word "val" meaning "value" [1]'
+    assert added_names(worded, question, passage) == ["French"]
+    assert added_names("It is about 9,000 metres", "How high?", "about 8,800 metres") == [
+        "9",
+        "000",
+    ]
+    # what the question or the source says, a suffix in the source, the first word
+    assert added_names("about 8,800 metres", "How high is Everest?", "about 8,800 metres") == []
+    assert added_names("In the 1930 era", "When?", "built in the 1930s") == []
+    assert added_names("Sir Edward Burne-Jones", "Who?", "by Edward Burne-Jones") == []
+    assert added_names("Ankara'da bulunur", "Nerede?", "Ankara'da bulunur") == []

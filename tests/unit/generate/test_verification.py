@@ -121,3 +121,18 @@ def test_under_correct_only_an_answer_no_source_holds_as_written_is_verified() -
         gen = Written(ScriptedLLM(worded), verifier=yes)
         out = gen.generate(question, strips(*MOON), confident=True, reread=reread)
         assert not out.refused and yes.seen, out.text
+    # a bare yes has no words of its own, and the verifier cannot judge one: not asked
+    quiet = FixedVerifier(0.0)
+    gen = Written(ScriptedLLM("Yes [2]"), verifier=quiet)
+    out = gen.generate("Did Buzz Aldrin walk on the moon?", strips(*MOON), confident=True)
+    assert not out.refused and quiet.seen == [], out.text
+
+
+def test_a_worded_answer_that_adds_a_name_is_refused_before_any_verification() -> None:
+    question = "Who was the second person to walk on the moon?"
+    seen = FixedVerifier(0.9)
+    worded = "Aldrin, the Apollo astronaut, walked second on it in July 1969 [2]"
+    gen = Written(ScriptedLLM(worded), verifier=seen)
+    out = gen.generate(question, strips(*MOON), evidence_floor=0.1)
+    assert out.refused and seen.seen == []
+    assert any("'Apollo'" in note for note in out.notes), out.notes
