@@ -9,8 +9,9 @@ the name come from?" on every row. So the first row names the columns only where
 says it does:
 
 - DOCX: the row repeats as a header on each page (`w:tblHeader`), or Word's "Header Row" table
-  style option is not switched off (`w:tblLook`: on is Word's and python-docx's default, so an
-  unmarked table keeps its header, as before), or every cell of the row is set in bold.
+  style option is not switched off (`w:tblLook firstRow="0"`; on is Word's and python-docx's
+  default, so an unmarked table keeps its header, as before), or every cell of the row is set
+  in bold.
 - PPTX: PowerPoint's "Header Row" option (`a:tblPr firstRow`, on for a new table), or bold.
 - EPUB (XHTML): the row stands in `<thead>` or is all `<th>` cells, or every cell is bold
   (`<b>`, `<strong>`). A row that starts with a `<th>` and goes on in `<td>`s labels itself
@@ -33,7 +34,6 @@ _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _OFF = {"0", "false", "off"}
 _BOLD = {"b", "strong"}
-_FIRST_ROW = 0x0020  # tblLook's bit for the "Header Row" option (ECMA-376, 17.4.56)
 
 
 def table_lines(rows: Sequence[Sequence[str]], *, header: bool) -> list[str]:
@@ -68,17 +68,15 @@ def docx_has_header(table: Any) -> bool:
 
 
 def _header_option_off(look: Any) -> bool:
-    """Whether `w:tblLook` switches the header row off: `firstRow="0"`, or (Word 2007, which
-    writes only the bit mask) a `w:val` without the first-row bit. No `tblLook`: not off."""
+    """Whether `w:tblLook` switches the header row off: `firstRow="0"`, as Word 2010 and later,
+    LibreOffice and pandoc write it. The bit mask alone (`w:val`, all Word 2007 wrote) is not
+    read as a header's absence: other writers set it without meaning one (a table with no
+    style to format a header row), and a header taken for a row costs less than a row taken
+    for the header."""
     if look is None:
         return False
     first = look.get(f"{_W}firstRow")
-    if first is not None:
-        return first.lower() in _OFF
-    try:
-        return not int(look.get(f"{_W}val", ""), 16) & _FIRST_ROW
-    except ValueError:
-        return False
+    return first is not None and first.lower() in _OFF
 
 
 def _all_bold(row: Any, run_tag: str, text_tag: str, bold_path: str, val: str) -> bool:
