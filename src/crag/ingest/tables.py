@@ -70,9 +70,8 @@ def docx_has_header(table: Any) -> bool:
 def _header_option_off(look: Any) -> bool:
     """Whether `w:tblLook` switches the header row off: `firstRow="0"`, as Word 2010 and later,
     LibreOffice and pandoc write it. The bit mask alone (`w:val`, all Word 2007 wrote) is not
-    read as a header's absence: other writers set it without meaning one (a table with no
-    style to format a header row), and a header taken for a row costs less than a row taken
-    for the header."""
+    read as a header's absence: writers also set it on tables that have no style to format a
+    header row, whose first row is a header as often as not; such a table reads as before."""
     if look is None:
         return False
     first = look.get(f"{_W}firstRow")
