@@ -23,7 +23,7 @@ here: their first row is a header by convention (`crag.ingest.sheets`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from crag.ingest.package import header_names, row_line
@@ -64,7 +64,7 @@ def docx_has_header(table: Any) -> bool:
         return True
     if not _header_option_off(tbl.find(f"{_W}tblPr/{_W}tblLook")):
         return True
-    return _all_bold(first, f"{_W}r", f"{_W}t", f"{_W}rPr/{_W}b", f"{_W}val")
+    return _all_bold(_runs(first, _W, blanks=False), _docx_bold)
 
 
 def _header_option_off(look: Any) -> bool:
@@ -78,19 +78,34 @@ def _header_option_off(look: Any) -> bool:
     return first is not None and first.lower() in _OFF
 
 
-def _all_bold(row: Any, run_tag: str, text_tag: str, bold_path: str, val: str) -> bool:
-    """Whether every run of `row` that holds text is bold (directly, not through a style)."""
-    runs = [r for r in row.iter(run_tag) if "".join(t.text or "" for t in r.iter(text_tag)).strip()]
-    if not runs:
-        return False
-    for run in runs:
-        bold = run.find(bold_path)
-        if bold is None or bold.get(val, "1").lower() in _OFF:
-            return False
-    return True
+def _runs(row: Any, ns: str, *, blanks: bool) -> list[Any]:
+    """The runs of a DOCX (`w:`) or DrawingML (`a:`) table row that hold text; `blanks`: a
+    run of spaces only counts too (as PPTX's check always read it)."""
+    out = []
+    for run in row.iter(f"{ns}r"):
+        text = "".join(t.text or "" for t in run.iter(f"{ns}t"))
+        if text if blanks else text.strip():
+            out.append(run)
+    return out
+
+
+def _all_bold(runs: list[Any], bold: Callable[[Any], bool]) -> bool:
+    """Whether there are runs and every one is bold by `bold(run)` (directly, not through a
+    style)."""
+    return bool(runs) and all(bold(run) for run in runs)
+
+
+def _docx_bold(run: Any) -> bool:
+    b = run.find(f"{_W}rPr/{_W}b")
+    return b is not None and b.get(f"{_W}val", "1").lower() not in _OFF
 
 
 # --------------------------------------------------------------------------- PPTX
+
+
+def _pptx_bold(run: Any) -> bool:
+    props = run.find(f"{_A}rPr")
+    return props is not None and props.get("b") in ("1", "true")
 
 
 def pptx_has_header(table: Any) -> bool:
@@ -101,10 +116,7 @@ def pptx_has_header(table: Any) -> bool:
     first = table._tbl.find(f"{_A}tr")
     if first is None:
         return False
-    runs = [r for r in first.iter(f"{_A}r") if "".join(t.text or "" for t in r.iter(f"{_A}t"))]
-    return bool(runs) and all(
-        (props := r.find(f"{_A}rPr")) is not None and props.get("b") in ("1", "true") for r in runs
-    )
+    return _all_bold(_runs(first, _A, blanks=True), _pptx_bold)
 
 
 # --------------------------------------------------------------------------- XHTML
@@ -120,7 +132,7 @@ def html_table_lines(table: Any, local: Any) -> list[str]:
     if not keep:
         return []
     first = keep[0]
-    if len(keep) > 1 and _html_header(rows[first], cells[first], local):
+    if len(keep) > 1 and _html_header(rows[first], cells[first], texts[first], local):
         return table_lines([texts[i] for i in keep], header=True)
     lines = []
     for i in keep:
@@ -137,20 +149,21 @@ def _html_text(cell: Any) -> str:
     return " ".join("".join(cell.itertext()).split())
 
 
-def _html_header(row: Any, cells: list[Any], local: Any) -> bool:
+def _html_header(row: Any, cells: list[Any], texts: list[str], local: Any) -> bool:
+    """Whether a row (its `cells` and their `texts`) is the table's header."""
     parent = row.getparent()
     if parent is not None and local(parent.tag) == "thead":
         return True
-    filled = [c for c in cells if _html_text(c)]
-    if filled and all(local(c.tag) == "th" for c in filled):
+    filled = [(c, t) for c, t in zip(cells, texts, strict=True) if t]
+    if filled and all(local(c.tag) == "th" for c, _ in filled):
         return True
-    return bool(filled) and all(_html_bold(c, local) for c in filled)
+    return bool(filled) and all(_html_bold(c, t, local) for c, t in filled)
 
 
-def _html_bold(cell: Any, local: Any) -> bool:
-    """Whether all of a cell's text stands inside `<b>` or `<strong>`."""
+def _html_bold(cell: Any, text: str, local: Any) -> bool:
+    """Whether all of a cell's `text` stands inside `<b>` or `<strong>`."""
     bold = []
     for e in cell.iter():
         if local(e.tag) in _BOLD and not any(local(a.tag) in _BOLD for a in e.iterancestors()):
             bold.append("".join(e.itertext()))
-    return " ".join("".join(bold).split()) == _html_text(cell)
+    return " ".join("".join(bold).split()) == text
