@@ -212,7 +212,8 @@ def added_names(answer: str, question: str, source: str) -> list[str]:
     a digit. A short answer in the model's own words is accepted on most of its content words
     (`crag.generate.support`); a name or number among the rest is a claim the source does not
     make: "Valgrind comes from the French word 'val'" had three of its words in a passage on
-    how to say the name. A word may carry a suffix in the source ("1930" in "1930s")."""
+    how to say the name. A word may carry a suffix in the source ("1930" in "1930s"), but not
+    more digits ("3" is not in "31": `_suffixed`, as matching has it)."""
     said = set(fold(question)) | set(fold(source))
     added = []
     for i, match in enumerate(WORD.finditer(_MARK.sub(" ", answer))):
@@ -220,11 +221,6 @@ def added_names(answer: str, question: str, source: str) -> list[str]:
         digit = any(ch.isdigit() for ch in word)
         if not digit and (i == 0 or len(word) < 2 or not word[0].isupper()):
             continue
-        folded = fold(word)
-        if not all(w in said or _with_suffix(w, said) for w in folded):
+        if not all(w in said or any(_suffixed(s, w) for s in said) for w in fold(word)):
             added.append(word)
     return added
-
-
-def _with_suffix(word: str, said: set[str]) -> bool:
-    return any(s.startswith(word) and len(s) - len(word) <= _SUFFIX for s in said)

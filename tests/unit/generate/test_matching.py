@@ -152,5 +152,6 @@ def test_a_worded_answer_may_add_no_name_or_number() -> None:
     # what the question or the source says, a suffix in the source, the first word
     assert added_names("about 8,800 metres", "How high is Everest?", "about 8,800 metres") == []
     assert added_names("In the 1930 era", "When?", "built in the 1930s") == []
+    assert added_names("about 3 million", "How many?", "about 31 million") == ["3"]
     assert added_names("Sir Edward Burne-Jones", "Who?", "by Edward Burne-Jones") == []
     assert added_names("Ankara'da bulunur", "Nerede?", "Ankara'da bulunur") == []
